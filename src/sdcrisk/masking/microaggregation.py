@@ -1,0 +1,1 @@
+"""Microaggregation (placeholder; being written)."""

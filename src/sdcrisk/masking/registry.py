@@ -1,0 +1,113 @@
+"""Registry of masking methods: name -> function + parameter schema.
+
+A masking method is a function ``f(x, rng, **params) -> masked`` taking an ``(n, m)`` float64
+array ``x`` (records x attributes, already checked by :func:`sdcrisk.validation.as_data_matrix`)
+and a ``numpy.random.Generator``; it returns a new array of the same shape whose row ``i`` is the
+masked version of original record ``i``. Deterministic methods ignore ``rng``.
+
+Adding a method is one decorated function::
+
+    @register("my_method", Param("k", "int", low=2), family="microaggregation", randomised=False)
+    def my_method(x, rng, *, k): ...
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..validation import as_data_matrix, check_int, check_real
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter of a masking method: its type and static range (data-dependent bounds,
+    such as k <= n, are checked by the method itself)."""
+
+    name: str
+    kind: str  # "int", "real" or "choice"
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    choices: tuple = ()
+    default: object = None
+    doc: str = ""
+
+    def check(self, value, method: str):
+        label = f"{method}: parameter {self.name}"
+        if self.kind == "int":
+            return check_int(label, value, int(self.low) if self.low is not None else -(2**62),
+                             int(self.high) if self.high is not None else None)
+        if self.kind == "real":
+            return check_real(label, value, self.low if self.low is not None else -np.inf,
+                              self.high if self.high is not None else np.inf,
+                              low_open=self.low_open, high_open=self.high_open)
+        if value not in self.choices:
+            raise ValueError(f"{label} must be one of {list(self.choices)}, got {value!r}")
+        return value
+
+
+@dataclass(frozen=True)
+class MaskingMethod:
+    name: str
+    func: Callable[..., np.ndarray]
+    params: tuple[Param, ...]
+    family: str
+    randomised: bool
+    doc: str = field(default="", compare=False)
+
+    def check_params(self, params: Mapping) -> dict:
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(params) - set(known))
+        if unknown:
+            raise ValueError(f"{self.name}: unknown parameter(s) {unknown}; allowed: {sorted(known)}")
+        out = {}
+        for p in self.params:
+            if p.name in params:
+                out[p.name] = p.check(params[p.name], self.name)
+            elif p.default is not None:
+                out[p.name] = p.default
+            else:
+                raise ValueError(f"{self.name}: missing parameter {p.name!r} ({p.doc or p.kind})")
+        return out
+
+    def __call__(self, data, rng: np.random.Generator | None = None, **params) -> np.ndarray:
+        x = as_data_matrix(data)
+        checked = self.check_params(params)
+        if rng is None:
+            if self.randomised:
+                raise ValueError(f"{self.name}: a numpy.random.Generator is required (rng=...)")
+            rng = np.random.default_rng(0)
+        out = self.func(x, rng, **checked)
+        assert out.shape == x.shape, (self.name, out.shape, x.shape)
+        return out
+
+
+METHODS: dict[str, MaskingMethod] = {}
+
+
+def register(name: str, *params: Param, family: str, randomised: bool):
+    """Decorator adding ``func`` to :data:`METHODS` under ``name``."""
+
+    def deco(func):
+        if name in METHODS:
+            raise ValueError(f"masking method {name!r} registered twice")
+        METHODS[name] = MaskingMethod(name, func, tuple(params), family, randomised, (func.__doc__ or "").strip())
+        return func
+
+    return deco
+
+
+def get_method(name: str) -> MaskingMethod:
+    try:
+        return METHODS[name]
+    except KeyError:
+        raise ValueError(f"unknown masking method {name!r}; known methods: {sorted(METHODS)}") from None
+
+
+def mask(name: str, data, rng: np.random.Generator | None = None, **params) -> np.ndarray:
+    """Mask ``data`` with the registered method ``name``."""
+    return get_method(name)(data, rng, **params)

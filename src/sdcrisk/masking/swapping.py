@@ -1,0 +1,1 @@
+"""Rank swapping and its variants (placeholder; being written)."""

@@ -1,0 +1,79 @@
+"""Input checks shared by masking methods, attacks and measures.
+
+Every check raises ``ValueError`` with a message naming the offending parameter (or
+column) and the allowed range, so a bad call fails before any output is written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+
+def as_data_matrix(data, name: str = "data") -> np.ndarray:
+    """Return ``data`` as a 2-D float64 array, rejecting non-numeric, NaN and constant columns.
+
+    ``data`` may be a numpy array or a pandas DataFrame; column names, when present, are used
+    in the error messages.
+    """
+    columns = list(getattr(data, "columns", []))
+    try:
+        x = np.asarray(data, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name}: every column must be numeric ({exc})") from None
+    if x.ndim != 2:
+        raise ValueError(f"{name}: expected a 2-D table (records x attributes), got shape {x.shape}")
+    n, m = x.shape
+    if n < 2 or m < 1:
+        raise ValueError(f"{name}: expected at least 2 records and 1 attribute, got shape {x.shape}")
+    label = (lambda j: repr(columns[j])) if len(columns) == m else (lambda j: f"#{j}")
+    bad = ~np.isfinite(x)
+    if bad.any():
+        j = int(np.flatnonzero(bad.any(axis=0))[0])
+        raise ValueError(f"{name}: column {label(j)} contains NaN or infinite values; expected finite numbers")
+    constant = np.all(x == x[0], axis=0)
+    if constant.any():
+        j = int(np.flatnonzero(constant)[0])
+        raise ValueError(f"{name}: column {label(j)} is constant; every attribute must vary")
+    return x
+
+
+def check_int(name: str, value, low: int, high: int | None = None) -> int:
+    """Check that ``value`` is an integer in ``[low, high]`` and return it as ``int``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        if isinstance(value, (float, np.floating)) and float(value).is_integer():
+            value = int(value)
+        else:
+            raise ValueError(f"{name} must be an integer in [{low}, {high if high is not None else 'inf'}], got {value!r}")
+    value = int(value)
+    if value < low or (high is not None and value > high):
+        raise ValueError(f"{name} must be an integer in [{low}, {high if high is not None else 'inf'}], got {value}")
+    return value
+
+
+def check_real(name: str, value, low: float, high: float, *, low_open: bool = False, high_open: bool = False) -> float:
+    """Check that ``value`` is a finite real number in the interval given and return it."""
+    lb, rb = ("(" if low_open else "["), (")" if high_open else "]")
+    interval = f"{lb}{low}, {high}{rb}"
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r}") from None
+    if isinstance(value, bool) or not np.isfinite(v):
+        raise ValueError(f"{name} must be a number in {interval}, got {value!r}")
+    if v < low or v > high or (low_open and v == low) or (high_open and v == high):
+        raise ValueError(f"{name} must be a number in {interval}, got {value}")
+    return v
+
+
+def check_columns(name: str, columns: Sequence[int] | None, m: int) -> np.ndarray:
+    """Check a list of attribute indices (the intruder's known attributes) against ``m`` columns."""
+    if columns is None:
+        return np.arange(m)
+    cols = np.asarray(list(columns))
+    if cols.size == 0 or cols.ndim != 1 or not np.issubdtype(cols.dtype, np.integer):
+        raise ValueError(f"{name} must be a non-empty list of attribute indices in [0, {m - 1}], got {columns!r}")
+    if cols.min() < 0 or cols.max() >= m or len(set(cols.tolist())) != cols.size:
+        raise ValueError(f"{name} must be distinct attribute indices in [0, {m - 1}], got {list(cols)}")
+    return cols

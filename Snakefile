@@ -1,0 +1,37 @@
+# sdcrisk replication DAG: raw data -> masked files -> attacks -> measures -> tables, figures, check.
+# Paper scale:  snakemake --cores 8
+# CI scale:     snakemake --cores 2 --configfile config/quick.yaml
+# One table:    snakemake --cores 2 tables/nin2007_location_rl_T7.csv
+from sdcrisk import config as sdc_config
+from sdcrisk import replication as sdc_rep
+
+# A --configfile on the command line fills `config`; otherwise read the paper-scale config.
+if not config.get("experiments"):
+    config.update(sdc_config.load("config/config.yaml"))
+elif "datasets" not in config:
+    config.update({"datasets": sdc_config.load("config/config.yaml")["datasets"]})
+sdc_config.validate(config, source="config")
+
+CELLS = sdc_config.cells(config)
+TABLES = sdc_rep.table_targets(config)      # {"nin2007_location_rl_T1": (experiment, "T1"), ...}
+FIGURES = sdc_rep.figure_targets(config)    # {"nin2008_rethinking_rs_F3": (experiment, "F3"), ...}
+
+wildcard_constraints:
+    dataset="|".join(config["datasets"]),
+    experiment="|".join(config["experiments"]),
+    cell=r"[A-Za-z0-9_.\-]+",
+
+include: "workflow/rules/data.smk"
+include: "workflow/rules/cells.smk"
+include: "workflow/rules/render.smk"
+include: "workflow/rules/check.smk"
+
+rule all:
+    input:
+        expand("tables/{name}.csv", name=TABLES),
+        expand("tables/{name}.md", name=TABLES),
+        expand("figures/{name}.png", name=FIGURES),
+        expand("figures/{name}.pdf", name=FIGURES),
+        "tables/replication.csv",
+        "tables/replication.md",
+        "tables/replication_summary.json",

@@ -1,0 +1,216 @@
+"""Evaluations: what is measured on one masked file, per experiment family.
+
+An evaluation maps (original x, masked y, cell, options) to rows ``(measure, known, value)``;
+``known`` is the number of known attributes (or groups) as a string, ``"all"``, or ``""`` for a
+value averaged over the known-attribute scenarios. :func:`run_cell` masks every replicate of a
+cell with its own seed and applies the experiment's evaluation.
+
+Scenarios (which attributes the intruder knows) are the first ``c`` attributes in file order
+(or the first ``c`` blocks of variables), with ``c`` over the ranges below; see REPLICATION.md.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from .config import Cell
+from .linkage.distance import dbrl
+from .linkage.location import lrl_mdav, lrl_microaggregation, rank_swap_intervals, rsrl, rsrl_annotated_union
+from .linkage.probabilistic import prl
+from .linkage.projected import projected_rl
+from .linkage.rank import rbrl
+from .masking import get_method
+from .masking.microaggregation import attribute_blocks
+from .masking.swapping import rank_distance
+from .measures import information_loss, interval_disclosure, scores
+
+Rows = list[tuple[str, str, float]]
+
+
+def half(m: int) -> int:
+    """Half of the attributes, rounded up (seed 002 §3: known attributes range from one to half)."""
+    return math.ceil(m / 2)
+
+
+def parse_range(spec: str, m: int, n_blocks: int | None = None) -> list[int]:
+    """``"1..half"``, ``"2..5"``, ``"1..all"``, ``"2..groups"`` -> list of scenario sizes."""
+    lo, hi = spec.split("..")
+    named = {"half": half(m), "all": m, "groups": n_blocks or m}
+    lo_i = named.get(lo, None) or int(lo)
+    hi_i = named.get(hi, None) or int(hi)
+    return list(range(lo_i, min(hi_i, m if n_blocks is None else max(n_blocks, 1)) + 1))
+
+
+def percent(result) -> float:
+    return result.percent_correct
+
+
+# ----------------------------------------------------------------------------- generic DLD/PLD/ID/IL
+def standard_components(x, y, scenario_sizes, opts) -> dict[str, float]:
+    """IL, ID and DLD/PLD averaged over the first-j-attributes scenarios (seed 002 §3)."""
+    dld = [percent(dbrl(x, y, known=np.arange(j))) for j in scenario_sizes]
+    pld = [percent(prl(x, y, known=np.arange(j), **opts.get("prl", {}))) for j in scenario_sizes]
+    return {
+        "IL": information_loss(x, y, **opts.get("il", {})),
+        "ID": interval_disclosure(x, y, **opts.get("id", {})),
+        "DLD": float(np.mean(dld)),
+        "PLD": float(np.mean(pld)),
+    }
+
+
+# ----------------------------------------------------------------------------- families
+def rank_linkage(x, y, cell: Cell, opts) -> Rows:
+    """Seed 003: DBRL, RBRL-Sum, RBRL-Max with all attributes known (Tables 1-5)."""
+    return [("DBRL", "all", percent(dbrl(x, y))),
+            ("RBRL-Sum", "all", percent(rbrl(x, y, criterion="sum"))),
+            ("RBRL-Max", "all", percent(rbrl(x, y, criterion="max")))]
+
+
+def _location_attack(x, y, cell: Cell) -> tuple[Callable[[int], float], list[int], list[int]]:
+    """The L-RL attack for the cell's method, and its scenario sizes (tables, average)."""
+    params = dict(cell.params)
+    n, m = x.shape
+    if cell.method == "rankswap":
+        attack = lambda c: rsrl(x, y, known=np.arange(c), p=params["p"]).n_correct  # noqa: E731
+        return attack, list(range(1, m + 1)), parse_range("1..half", m)
+    if cell.method == "optimal_univariate_ma":
+        attack = lambda c: lrl_microaggregation(x, y, known=np.arange(c), k=params["k"]).n_correct  # noqa: E731
+        return attack, list(range(2, 6)), list(range(2, 6))
+    if cell.method == "mdav":
+        blocks = attribute_blocks(m, int(params["v"]))
+        attack = lambda g: lrl_mdav(x, y, blocks, known_blocks=np.arange(g)).n_correct  # noqa: E731
+        sizes = list(range(2, len(blocks) + 1))
+        return attack, sizes, sizes
+    raise ValueError(f"location_scores: no location attack for method {cell.method!r}")
+
+
+def location_scores(x, y, cell: Cell, opts) -> Rows:
+    """Seed 002: L-RL counts per known attributes/groups (Tables 1, 2, 5, 9) and the score
+    components IL, LLD, DLD, PLD, ID, Score1, Score2 (Tables 3, 4, 7, 8, 10, 11)."""
+    n, m = x.shape
+    attack, table_sizes, avg_sizes = _location_attack(x, y, cell)
+    counts = {c: attack(c) for c in sorted(set(table_sizes) | set(avg_sizes))}
+    rows: Rows = [("LLD_count", str(c), float(counts[c])) for c in table_sizes]
+    comp = standard_components(x, y, parse_range("1..half", m), opts)
+    comp["LLD"] = 100.0 * float(np.mean([counts[c] for c in avg_sizes])) / n
+    comp["Score1"] = scores.score1(comp["IL"], comp["DLD"], comp["PLD"], comp["ID"])
+    comp["Score2"] = scores.score2(comp["IL"], comp["DLD"], comp["PLD"], comp["LLD"], comp["ID"])
+    return rows + [(k, "", float(v)) for k, v in comp.items()]
+
+
+def rsrl_distance(cell: Cell, n: int) -> int:
+    """Rank distance the RS-RL intruder assumes (seed 000 §5.2): p for standard rank swapping,
+    2p for p-distribution, 2 x bucket size for p-buckets."""
+    params = dict(cell.params)
+    if cell.method == "rankswap":
+        return rank_distance(params["p"], n)
+    if cell.method == "rankswap_pdist":
+        return min(2 * rank_distance(params["p"], n), n - 1)
+    if cell.method == "rankswap_pbuckets":
+        return min(2 * (n // int(params["buckets"])), n - 1)
+    raise ValueError(f"rsrl_scores: no RS-RL parameter for method {cell.method!r}")
+
+
+def rsrl_scores(x, y, cell: Cell, opts) -> Rows:
+    """Seed 000: RS-RL % vs known attributes (Figs. 3-5), scores with RSLD (Tables 4-6),
+    annotated-union RS-RL vs DBRL with half of the attributes known (Table 7)."""
+    n, m = x.shape
+    P = rsrl_distance(cell, n)
+    pct = {c: percent(rsrl(x, y, known=np.arange(c), distance=P)) for c in range(1, m + 1)}
+    rows: Rows = [("RSRL_pct", str(c), v) for c, v in pct.items()]
+    comp = standard_components(x, y, parse_range("1..half", m), opts)
+    comp["RSLD"] = float(np.mean([pct[c] for c in parse_range("1..half", m)]))
+    comp["DR_RSLD"] = scores.dr_rsld(comp["RSLD"], comp["DLD"], comp["PLD"], comp["ID"])
+    comp["Score_RSLD"] = scores.score_rsld(comp["IL"], comp["RSLD"], comp["DLD"], comp["PLD"], comp["ID"])
+    rows += [(k, "", float(v)) for k, v in comp.items()]
+    if cell.method == "rankswap_pdist":
+        known = np.arange(half(m))
+        p_rank = rank_distance(dict(cell.params)["p"], n)
+        rows += [
+            ("RSRL_annotated_union_count", "half", float(rsrl_annotated_union(x, y, known, distance=p_rank).n_correct)),
+            ("RSRL_annotated_union_half_count", "half",
+             float(rsrl_annotated_union(x, y, known, distance=p_rank, half=True).n_correct)),
+            ("DBRL_count", "half", float(dbrl(x, y, known=known).n_correct)),
+        ]
+    return rows
+
+
+def projected_scores(x, y, cell: Cell, opts) -> Rows:
+    """Seed 001: DLD, PLD, ProLD-PCP, ProLD-Zscore vs known groups (Figs. 1-3) and the scores
+    Score, ScoreNew, ScoreMax (Tables 1-4). Scenarios: the first g blocks, g = 2 .. all."""
+    n, m = x.shape
+    v = int(dict(cell.params)["v"])
+    blocks = attribute_blocks(m, v)
+    rows: Rows = []
+    per = {"DLD": [], "PLD": [], "ProLD_PCP": [], "ProLD_Zscore": []}
+    for g in range(2, len(blocks) + 1) if len(blocks) > 1 else [1]:
+        cols = np.concatenate(blocks[:g])
+        vals = {
+            "DLD": percent(dbrl(x, y, known=cols)),
+            "PLD": percent(prl(x, y, known=cols, **opts.get("prl", {}))),
+            "ProLD_PCP": percent(projected_rl(x, y, np.arange(g), v, projection="pcp")),
+            "ProLD_Zscore": percent(projected_rl(x, y, np.arange(g), v, projection="zscore")),
+        }
+        for k, val in vals.items():
+            per[k].append(val)
+            rows.append((k, str(g), val))
+    comp = {k: float(np.mean(vs)) for k, vs in per.items()}
+    comp["IL"] = information_loss(x, y, **opts.get("il", {}))
+    comp["ID"] = interval_disclosure(x, y, **opts.get("id", {}))
+    prold = max(comp["ProLD_PCP"], comp["ProLD_Zscore"])
+    comp["Score"] = scores.score(comp["IL"], comp["DLD"], comp["PLD"], comp["ID"])
+    comp["ScoreNew"] = scores.score_new(comp["IL"], comp["DLD"], comp["PLD"], prold, comp["ID"])
+    comp["ScoreMax"] = scores.score_max(comp["IL"], comp["DLD"], comp["PLD"], prold, comp["ID"])
+    return rows + [(k, "", float(val)) for k, val in comp.items()]
+
+
+def belief_rsrl(x, y, cell: Cell, opts) -> Rows:
+    """Seed 004 applied: RS-RL candidate sets as categorical mass assignments m_i(B_i) = 1;
+    mean nonspecificity (bits), mean pignistic entropy (nats) and % of records whose true
+    record has positive pignistic probability, per number of known attributes."""
+    from .belief import belief_from_candidate_sets, summarise
+
+    n, m = x.shape
+    P = rank_distance(dict(cell.params)["p"], n)
+    rows: Rows = []
+    for c in range(1, m + 1):
+        xs, ys = x[:, :c], y[:, :c]
+        a, b = rank_swap_intervals(xs, ys, P)
+        pos = np.argsort(np.argsort(ys, axis=0, kind="stable"), axis=0, kind="stable")
+        cand = np.ones((n, n), dtype=bool)
+        for j in range(c):
+            cand &= (a[:, j, None] <= pos[None, :, j]) & (pos[None, :, j] < b[:, j, None])
+        s = summarise(belief_from_candidate_sets(cand, n, empty="vacuous"))
+        rows += [("nonspecificity", str(c), s["mean_nonspecificity"]),
+                 ("pignistic_entropy", str(c), s["mean_pignistic_entropy"]),
+                 ("true_support_pct", str(c), 100.0 * s["fraction_true_positive"])]
+    return rows
+
+
+EVALUATIONS: dict[str, Callable[..., Rows]] = {
+    "rank_linkage": rank_linkage,
+    "location_scores": location_scores,
+    "rsrl_scores": rsrl_scores,
+    "projected_scores": projected_scores,
+    "belief_rsrl": belief_rsrl,
+}
+
+
+def run_cell(x: np.ndarray, cell: Cell, experiment: dict, seed: int) -> pd.DataFrame:
+    """Mask every replicate of ``cell`` (own SeedSequence each) and evaluate it."""
+    method = get_method(cell.method)
+    evaluate = EVALUATIONS[experiment["evaluation"]]
+    opts = experiment.get("options", {}) or {}
+    replicates = int(experiment["replicates"]) if method.randomised else 1
+    out = []
+    for r in range(replicates):
+        ss = cell.seed_sequence(seed, r)
+        rng = np.random.Generator(np.random.PCG64(ss))
+        y = method(x, rng, **dict(cell.params))
+        for measure, known, value in evaluate(x, y, cell, opts):
+            out.append((r, str(ss.entropy) + ":" + ",".join(map(str, ss.spawn_key or ())), measure, known, float(value)))
+    return pd.DataFrame(out, columns=["replicate", "seed", "measure", "known", "value"])

@@ -1,0 +1,105 @@
+"""Figures: the papers' designs, colour-blind-safe (Okabe-Ito), error bars = 1 sd over replicates,
+published values overlaid (hollow black markers) where the paper printed them."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+             "#999999", "#882255", "#44AA99"]
+MARKERS = "osD^v<>pXh*"
+PUBLISHED = Path(__file__).resolve().parents[2] / "published" / "published_values.csv"
+UNITS = {"RSRL_pct": "% of records", "DLD": "% of records", "PLD": "% of records", "ProLD_PCP": "% of records",
+         "ProLD_Zscore": "% of records", "IL": "information loss (0-100)", "DR_RSLD": "disclosure risk (0-100)",
+         "DBRL": "% correctly linked", "RBRL-Sum": "% correctly linked", "RBRL-Max": "% correctly linked",
+         "LLD_count": "records correctly linked"}
+
+
+def _as_list(v):
+    return v if isinstance(v, list) else [v]
+
+
+def _published(paper: str) -> pd.DataFrame:
+    if not PUBLISHED.is_file():
+        return pd.DataFrame(columns=["paper", "dataset", "method", "param", "known", "measure", "value"])
+    pub = pd.read_csv(PUBLISHED, dtype=str, keep_default_na=False)
+    return pub[pub.paper == paper]
+
+
+def links_vs_known(ax, rows: pd.DataFrame, measure: str):
+    rows = rows[(rows.measure == measure) & ~rows.known.isin(["", "all", "half", "groups"])]
+    for i, (param, g) in enumerate(rows.groupby("param", sort=False)):
+        k = pd.to_numeric(g.known)
+        ax.errorbar(k, g["mean"], yerr=g["sd"], color=OKABE_ITO[i % len(OKABE_ITO)], marker=MARKERS[i % len(MARKERS)],
+                    ms=4, lw=1.2, capsize=2, label=str(param))
+    ax.set_xlabel("number of known attributes (or groups)")
+    ax.set_ylabel(f"{measure} ({UNITS.get(measure, '')})")
+
+
+def param_curve(ax, rows: pd.DataFrame, measures: list[str], published: pd.DataFrame):
+    rows = rows[rows.measure.isin(measures) & rows.known.isin(["", "all", "half", "groups"])]
+    labels = list(dict.fromkeys(rows.param))
+    x = np.arange(len(labels))
+    for i, m in enumerate(measures):
+        g = rows[rows.measure == m].set_index("param").reindex(labels)
+        ax.errorbar(x, g["mean"], yerr=g["sd"], color=OKABE_ITO[i], marker=MARKERS[i], ms=4, lw=1.2, capsize=2, label=m)
+        p = published[published.measure == m].set_index("param").reindex(labels)
+        ok = p["value"].notna() & (p["value"] != "")
+        if ok.any():
+            ax.plot(x[ok.to_numpy()], p["value"][ok].astype(float), ls="none", marker=MARKERS[i], ms=8,
+                    mfc="none", mec="black", label=f"{m} (published)")
+    ax.set_xticks(x, labels, rotation=45, ha="right", fontsize=7)
+    ax.set_xlabel("parameter")
+    ax.set_ylabel(UNITS.get(measures[0], "value"))
+
+
+def measure_by_method(ax, rows: pd.DataFrame, measure: str):
+    rows = rows[(rows.measure == measure) & rows.known.isin(["", "all", "half", "groups"])]
+    for i, (method, g) in enumerate(rows.groupby("method", sort=False)):
+        ax.errorbar(np.arange(1, len(g) + 1), g["mean"], yerr=g["sd"], color=OKABE_ITO[i], marker=MARKERS[i],
+                    ms=4, lw=1.2, capsize=2, label=method)
+    ax.set_xlabel("parameterisation (least to most protective)")
+    ax.set_ylabel(f"{measure} ({UNITS.get(measure, '')})")
+
+
+def render_figure(aggregated_csv, experiment: dict, figure: str, name: str, out_png, out_pdf):
+    agg = pd.read_csv(aggregated_csv, dtype={"known": str, "param": str}, keep_default_na=False)
+    spec = experiment["figures"][figure]
+    if "method" in spec:
+        agg = agg[agg.method == spec["method"]]
+    datasets = list(dict.fromkeys(agg.dataset))
+    measures = _as_list(spec.get("measure", []))
+    kind = spec["kind"]
+    ncols = len(measures) if kind == "links_vs_known" else 1
+    fig, axes = plt.subplots(len(datasets), ncols, figsize=(4.2 * ncols + 1, 3.4 * len(datasets)), squeeze=False)
+    published = _published(experiment["paper"])
+    for r, d in enumerate(datasets):
+        rows = agg[agg.dataset == d]
+        for c in range(ncols):
+            ax = axes[r][c]
+            if kind == "links_vs_known":
+                links_vs_known(ax, rows, measures[c])
+            elif kind == "measure_by_method":
+                measure_by_method(ax, rows, measures[0])
+            else:
+                param_curve(ax, rows, measures, published[published.dataset == d])
+            ax.set_title(f"{d}", fontsize=9)
+            ax.grid(alpha=0.3)
+            ax.legend(fontsize=6, ncol=2)
+    fig.suptitle(f"{name}: {spec.get('caption', '')}", fontsize=9)
+    fig.tight_layout()
+    for out in (out_png, out_pdf):
+        out = Path(out)
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = out.with_name(out.name + ".part" + out.suffix)
+        fig.savefig(tmp, dpi=130, metadata={"CreationDate": None} if out.suffix == ".pdf" else None)
+        os.replace(tmp, out)
+    plt.close(fig)

@@ -1,0 +1,37 @@
+# One job per (experiment, data set, method, parameters): all replicates of that cell are masked,
+# attacked and measured in the job, so the DAG stays a few hundred jobs at paper scale.
+
+
+def cells_of(experiment):
+    return [c for c in CELLS if c.experiment == experiment]
+
+
+rule cell:
+    input:
+        "data/processed/{dataset}.parquet",
+    output:
+        "results/cells/{experiment}/{dataset}/{cell}.parquet",
+    log:
+        "logs/cells/{experiment}/{dataset}/{cell}.log",
+    benchmark:
+        "benchmarks/out/cells/{experiment}/{dataset}/{cell}.tsv"
+    params:
+        cell=lambda wc: sdc_config.find_cell(config, wc.experiment, wc.dataset, wc.cell),
+        experiment=lambda wc: config["experiments"][wc.experiment],
+        seed=config["seed"],
+    script:
+        "../scripts/run_cell.py"
+
+
+rule aggregate:
+    input:
+        lambda wc: [f"results/cells/{c.experiment}/{c.dataset}/{c.cell_id}.parquet" for c in cells_of(wc.experiment)],
+    output:
+        "results/aggregated/{experiment}.csv",
+    log:
+        "logs/aggregate/{experiment}.log",
+    params:
+        cells=lambda wc: cells_of(wc.experiment),
+        experiment=lambda wc: config["experiments"][wc.experiment],
+    script:
+        "../scripts/aggregate.py"

@@ -1,0 +1,18 @@
+# The replication check: every published cell and claim against its regenerated value.
+
+
+rule check:
+    input:
+        aggregated=expand("results/aggregated/{experiment}.csv", experiment=config["experiments"]),
+        values="published/published_values.csv",
+        claims="published/published_claims.csv",
+    output:
+        csv=report("tables/replication.csv", category="Replication check", caption="../report/replication.rst"),
+        md="tables/replication.md",
+        summary="tables/replication_summary.json",
+    log:
+        "logs/check.log",
+    params:
+        config=config,
+    script:
+        "../scripts/check.py"

@@ -1,0 +1,37 @@
+# One rule instance per published artefact: tables/{paper}_{table}.csv|.md, figures/{paper}_{figure}.png|.pdf
+
+
+rule table:
+    input:
+        lambda wc: f"results/aggregated/{TABLES[wc.name][0]}.csv",
+    output:
+        csv=report("tables/{name}.csv", category="Tables", caption="../report/table.rst"),
+        md="tables/{name}.md",
+    wildcard_constraints:
+        name="|".join(TABLES) if TABLES else "NONE",
+    log:
+        "logs/tables/{name}.log",
+    params:
+        experiment=lambda wc: config["experiments"][TABLES[wc.name][0]],
+        table=lambda wc: TABLES[wc.name][1],
+        name=lambda wc: wc.name,
+    script:
+        "../scripts/render_table.py"
+
+
+rule figure:
+    input:
+        lambda wc: f"results/aggregated/{FIGURES[wc.name][0]}.csv",
+    output:
+        png=report("figures/{name}.png", category="Figures", caption="../report/figure.rst"),
+        pdf="figures/{name}.pdf",
+    wildcard_constraints:
+        name="|".join(FIGURES) if FIGURES else "NONE",
+    log:
+        "logs/figures/{name}.log",
+    params:
+        experiment=lambda wc: config["experiments"][FIGURES[wc.name][0]],
+        figure=lambda wc: FIGURES[wc.name][1],
+        name=lambda wc: wc.name,
+    script:
+        "../scripts/render_figure.py"

@@ -1,0 +1,305 @@
+"""Location record linkage: candidate sets from the masking method's locality, then DBRL inside.
+
+* RS-RL for rank swapping (Nin et al. 2008, seed 000 §3) = L-RL for rank swapping (seed 002 §4):
+  with maximum rank distance ``P``, the masked value of original value ``x_ij`` (rank ``r_ij`` in the
+  sorted original column) is one of the sorted original values at ranks ``r_ij - P .. r_ij + P``.
+  ``B(x_ij)`` is the set of masked records whose j-th value lies in the value interval
+  ``[x_(r-P), x_(r+P)]`` (equal values share ranks: ``r`` runs over the whole tie run of ``x_ij``).
+  The candidate set is ``B(x_i) = intersection_j B(x_ij)`` over the known attributes, and record
+  ``i`` is linked by DBRL (seed 003 §2, :mod:`.distance`) inside it. With ``p`` unknown but bounded
+  by ``p_max`` (seed 000 §3, last paragraph) pass ``p=p_max``.
+* Annotated union for p-distribution / p-buckets swapping (seed 000 §6): count, for every masked
+  record, in how many ``B(x_ij)`` it lies; DBRL among the records of maximum count.
+* L-RL for univariate microaggregation (seed 002 §4.1.2, Table 5) and MDAV (seed 002 §4.1.3,
+  Table 9): see :func:`microaggregation_intervals` and :func:`lrl_mdav`.
+
+Representation: per attribute the masked records are sorted once; every ``B(x_ij)`` used here is a
+contiguous range ``[a_ij, b_ij)`` of that order (whole runs of equal masked values), so membership
+of masked record ``l`` is ``a_ij <= pos_lj < b_ij``. The numba kernels walk the shortest range of
+each record and test the others, so no ``n x n`` matrix is formed. Distances inside the candidate
+sets are computed directly (exact), lowest masked index on ties.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from .base import LinkResult, prepare
+from .distance import dbrl_restricted, standardise as _standardise
+from ..validation import check_int, check_real
+
+MA_RULES = ("group", "window")
+
+
+# ---------------------------------------------------------------- candidate intervals
+def _sorted_masked(y: np.ndarray):
+    order = np.argsort(y, axis=0, kind="stable")
+    ys = np.take_along_axis(y, order, axis=0)
+    pos = np.empty_like(order)
+    np.put_along_axis(pos, order, np.arange(y.shape[0])[:, None].repeat(y.shape[1], 1), axis=0)
+    return order, ys, pos
+
+
+def rank_swap_intervals(x: np.ndarray, y: np.ndarray, P: int) -> tuple[np.ndarray, np.ndarray]:
+    """``B(x_ij)`` of RS-RL as masked-sorted-position ranges ``[a_ij, b_ij)`` (seed 000 §3).
+
+    ``x``, ``y``: known columns of the original and masked files; ``P`` the maximum rank distance.
+    """
+    n, m = x.shape
+    _, ys, _ = _sorted_masked(y)
+    a = np.empty((n, m), dtype=np.int64)
+    b = np.empty((n, m), dtype=np.int64)
+    for j in range(m):
+        xs = np.sort(x[:, j])
+        lo = np.searchsorted(xs, x[:, j], "left")
+        hi = np.searchsorted(xs, x[:, j], "right") - 1
+        vlo = xs[np.maximum(lo - P, 0)]
+        vhi = xs[np.minimum(hi + P, n - 1)]
+        a[:, j] = np.searchsorted(ys[:, j], vlo, "left")
+        b[:, j] = np.searchsorted(ys[:, j], vhi, "right")
+    return a, b
+
+
+def microaggregation_intervals(x: np.ndarray, y: np.ndarray, rule: str = "group",
+                               k: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """``B(x_ij)`` of L-RL for univariate microaggregation as masked-sorted-position ranges.
+
+    A masked group is a run of equal masked values; univariate microaggregation groups contiguous
+    sorted values, so the groups in masked order occupy consecutive positions of the sorted
+    original column.
+
+    * ``rule="group"``: the intruder maps every masked group onto the sorted original values it
+      must cover (same sizes, same order) and takes the groups whose value span contains ``x_ij``
+      (several only when ``x_ij`` is tied across a group boundary). Needs no ``k``.
+    * ``rule="window"``: the masked records whose (group of) sorted position lies within rank
+      distance ``2k - 1`` of ``x_ij``'s rank, extended to whole groups (the bound of seed 002 §4:
+      groups have at most ``2k - 1`` members).
+    """
+    if rule not in MA_RULES:
+        raise ValueError(f"rule must be one of {list(MA_RULES)}, got {rule!r}")
+    n, m = x.shape
+    _, ys, _ = _sorted_masked(y)
+    a = np.empty((n, m), dtype=np.int64)
+    b = np.empty((n, m), dtype=np.int64)
+    if rule == "window":
+        k = check_int("k", k, 1, n)
+        w = 2 * k - 1
+    for j in range(m):
+        xs = np.sort(x[:, j])
+        col = ys[:, j]
+        starts = np.flatnonzero(np.r_[True, col[1:] != col[:-1]])  # first position of each group
+        ends = np.r_[starts[1:], n] - 1
+        lo = np.searchsorted(xs, x[:, j], "left")
+        hi = np.searchsorted(xs, x[:, j], "right") - 1
+        if rule == "group":
+            g1 = np.searchsorted(xs[ends], x[:, j], "left")       # first group whose span reaches x
+            g2 = np.searchsorted(xs[starts], x[:, j], "right") - 1  # last group starting at or below x
+        else:
+            g1 = np.searchsorted(starts, np.maximum(lo - w, 0), "right") - 1
+            g2 = np.searchsorted(starts, np.minimum(hi + w, n - 1), "right") - 1
+        a[:, j] = starts[g1]
+        b[:, j] = ends[g2] + 1
+    return a, b
+
+
+# ---------------------------------------------------------------- linkage kernels
+@njit(cache=True)
+def _intersection_link(a, b, pos, order, xs, ys):
+    n, c = a.shape
+    links = np.full(n, -1, dtype=np.int64)
+    sizes = np.zeros(n, dtype=np.int64)
+    score = np.full(n, np.inf)
+    m = xs.shape[1]
+    for i in range(n):
+        js = 0
+        for j in range(1, c):
+            if b[i, j] - a[i, j] < b[i, js] - a[i, js]:
+                js = j
+        best = np.inf
+        arg = -1
+        cnt = 0
+        for k in range(a[i, js], b[i, js]):
+            l = order[k, js]
+            ok = True
+            for j in range(c):
+                if pos[l, j] < a[i, j] or pos[l, j] >= b[i, j]:
+                    ok = False
+                    break
+            if not ok:
+                continue
+            cnt += 1
+            d = 0.0
+            for t in range(m):
+                v = xs[i, t] - ys[l, t]
+                d += v * v
+            if d < best or (d == best and l < arg):
+                best = d
+                arg = l
+        links[i] = arg
+        sizes[i] = cnt
+        score[i] = best
+    return links, sizes, score
+
+
+@njit(cache=True)
+def _annotated_union_link(a, b, order, xs, ys):
+    n, c = a.shape
+    links = np.full(n, -1, dtype=np.int64)
+    sizes = np.zeros(n, dtype=np.int64)
+    score = np.full(n, np.inf)
+    count = np.zeros(ys.shape[0], dtype=np.int64)
+    m = xs.shape[1]
+    for i in range(n):
+        top = 0
+        for j in range(c):
+            for k in range(a[i, j], b[i, j]):
+                l = order[k, j]
+                count[l] += 1
+                if count[l] > top:
+                    top = count[l]
+        best = np.inf
+        arg = -1
+        cnt = 0
+        for j in range(c):
+            for k in range(a[i, j], b[i, j]):
+                l = order[k, j]
+                if count[l] == top:
+                    cnt += 1
+                    d = 0.0
+                    for t in range(m):
+                        v = xs[i, t] - ys[l, t]
+                        d += v * v
+                    if d < best or (d == best and l < arg):
+                        best = d
+                        arg = l
+                count[l] = 0  # visited: reset (and never counted twice)
+        links[i] = arg
+        sizes[i] = cnt
+        score[i] = best
+    return links, sizes, score
+
+
+def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
+                      combine: str = "intersection", standardise: str = "own") -> LinkResult:
+    """DBRL (seed 003 §2) restricted to candidate sets given as masked-sorted-position ranges.
+
+    ``combine="intersection"``: candidates in every ``B(x_ij)`` (seed 000 §3);
+    ``"annotated_union"``: candidates in the largest number of ``B(x_ij)`` (seed 000 §6).
+    ``candidates`` is the size of the set searched (-1 link when empty).
+    """
+    order, _, pos = _sorted_masked(y)
+    xs, ys = _standardise(x, y, standardise)
+    if combine == "intersection":
+        links, sizes, score = _intersection_link(a, b, pos, order, xs, ys)
+    elif combine == "annotated_union":
+        links, sizes, score = _annotated_union_link(a, b, order, xs, ys)
+    else:
+        raise ValueError(f"combine must be 'intersection' or 'annotated_union', got {combine!r}")
+    return LinkResult(links=links, candidates=sizes, score=score)
+
+
+# ---------------------------------------------------------------- attacks
+def _max_rank_distance(p, n: int, rounding: str) -> int:
+    from ..masking.swapping import rank_distance
+
+    p = check_real("p", p, 0.0, 100.0)
+    return int(rank_distance(p, n, rounding=rounding))
+
+
+def rsrl(original, masked, known=None, *, p=None, distance: int | None = None, rounding: str = "floor",
+         standardise: str = "own") -> LinkResult:
+    """Rank-swapping record linkage (RS-RL, seed 000 §3; L-RL of seed 002 §4.1.1).
+
+    Give either ``p`` (percent of n; the maximum rank distance is
+    ``sdcrisk.masking.swapping.rank_distance(p, n, rounding)``) or ``distance`` (the maximum rank
+    distance ``P`` itself). For unknown ``p`` bounded by ``p_max``, pass ``p=p_max``.
+    A record whose candidate set has one element is linked to it.
+    """
+    x, y = prepare(original, masked, known)
+    P = _rank_distance_arg(p, distance, rounding, x.shape[0])
+    a, b = rank_swap_intervals(x, y, P)
+    return link_in_intervals(x, y, a, b, "intersection", standardise)
+
+
+def _rank_distance_arg(p, distance, rounding, n):
+    if (p is None) == (distance is None):
+        raise ValueError("give exactly one of p (percent of n, in [0, 100]) or distance (max rank distance)")
+    if distance is not None:
+        return check_int("distance", distance, 0, n - 1)
+    return _max_rank_distance(p, n, rounding)
+
+
+def rsrl_annotated_union(original, masked, known=None, *, p=None, distance: int | None = None,
+                         half: bool = False, rounding: str = "floor", standardise: str = "own") -> LinkResult:
+    """Annotated-union RS-RL for p-distribution / p-buckets swapping (seed 000 §6, Table 7).
+
+    ``B(x_ij)`` uses rank intervals ``[r - P, r + P]`` (``half=True``: ``[r - P/2, r + P/2]``,
+    ``P // 2``); the masked records lying in the largest number of them are compared by DBRL.
+    """
+    x, y = prepare(original, masked, known)
+    P = _rank_distance_arg(p, distance, rounding, x.shape[0])
+    if half:
+        P //= 2
+    a, b = rank_swap_intervals(x, y, P)
+    return link_in_intervals(x, y, a, b, "annotated_union", standardise)
+
+
+def lrl_microaggregation(original, masked, known=None, *, rule: str = "group", k: int | None = None,
+                         standardise: str = "own") -> LinkResult:
+    """L-RL for univariate microaggregation (seed 002 §4.1.2, Table 5): intersection of the
+    :func:`microaggregation_intervals` candidate sets over the known attributes, then DBRL."""
+    x, y = prepare(original, masked, known)
+    a, b = microaggregation_intervals(x, y, rule, k)
+    return link_in_intervals(x, y, a, b, "intersection", standardise)
+
+
+def lrl_mdav(original, masked, blocks, known_blocks=None, *, n_nearest: int = 1,
+             standardise: str = "own") -> LinkResult:
+    """L-RL for MDAV over blocks of variables (seed 002 §4.1.3, Table 9).
+
+    ``blocks``: list of column-index lists (the blocks microaggregated together); ``known_blocks``:
+    indices into ``blocks`` known by the intruder (default all). For a known block the distinct
+    masked block vectors are the centroids; ``B`` is the set of masked records whose centroid is
+    among the ``n_nearest`` centroids nearest (Euclidean, both files scaled by the original's mean
+    and sd, since centroids live on the original scale) to the original record's block values.
+    Candidate sets are intersected over the known blocks; DBRL over the known blocks' attributes.
+    """
+    x_all = np.asarray(original, dtype=np.float64)
+    blocks = [np.asarray(bl, dtype=np.int64) for bl in blocks]
+    if not blocks:
+        raise ValueError("blocks must be a non-empty list of column-index lists")
+    m = x_all.shape[1] if x_all.ndim == 2 else 0
+    for bl in blocks:
+        if bl.ndim != 1 or bl.size == 0 or bl.min() < 0 or bl.max() >= m:
+            raise ValueError(f"blocks must list column indices in [0, {m - 1}], got {bl.tolist()}")
+    kb = np.arange(len(blocks)) if known_blocks is None else np.asarray(list(known_blocks), dtype=np.int64)
+    if kb.size == 0 or kb.min() < 0 or kb.max() >= len(blocks) or len(set(kb.tolist())) != kb.size:
+        raise ValueError(f"known_blocks must be distinct block indices in [0, {len(blocks) - 1}], got {kb.tolist()}")
+    cols = np.concatenate([blocks[t] for t in kb])
+    x, y = prepare(original, masked, cols)  # shape / finiteness checks
+    n_nearest = check_int("n_nearest", n_nearest, 1, x.shape[0])
+    xs, ys = _standardise(x, y, "original")
+    cid, near = [], []
+    offset = 0
+    for t in kb:
+        w = blocks[t].size
+        xb, yb = xs[:, offset:offset + w], ys[:, offset:offset + w]
+        offset += w
+        cent, inv = np.unique(yb, axis=0, return_inverse=True)
+        d = ((xb[:, None, :] - cent[None, :, :]) ** 2).sum(axis=2) if cent.shape[0] * x.shape[0] < 2**24 \
+            else None
+        if d is None:
+            raise ValueError("lrl_mdav: too many distinct centroids for the nearest-centroid search")
+        q = min(n_nearest, cent.shape[0])
+        nn = np.argsort(d, axis=1, kind="stable")[:, :q]
+        cid.append(inv.ravel())
+        near.append(nn)
+
+    def allowed(start, stop):
+        mask = np.ones((stop - start, x.shape[0]), dtype=bool)
+        for c, nn in zip(cid, near):
+            mask &= (c[None, :, None] == nn[start:stop, None, :]).any(axis=2)
+        return mask
+
+    return dbrl_restricted(x, y, allowed, standardise=standardise)

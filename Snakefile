@@ -2,14 +2,18 @@
 # Paper scale:  snakemake --cores 8
 # CI scale:     snakemake --cores 2 --configfile config/quick.yaml
 # One table:    snakemake --cores 2 tables/nin2007_location_rl_T7.csv
+import os
+
 from sdcrisk import config as sdc_config
 from sdcrisk import replication as sdc_rep
 
+REPO = workflow.basedir  # outputs go to the working directory (--directory), inputs come from here
+
 # A --configfile on the command line fills `config`; otherwise read the paper-scale config.
 if not config.get("experiments"):
-    config.update(sdc_config.load("config/config.yaml"))
+    config.update(sdc_config.load(os.path.join(workflow.basedir, "config", "config.yaml")))
 elif "datasets" not in config:
-    config.update({"datasets": sdc_config.load("config/config.yaml")["datasets"]})
+    config.update({"datasets": sdc_config.load(os.path.join(workflow.basedir, "config", "config.yaml"))["datasets"]})
 sdc_config.validate(config, source="config")
 
 CELLS = sdc_config.cells(config)

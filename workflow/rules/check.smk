@@ -4,8 +4,8 @@
 rule check:
     input:
         aggregated=expand("results/aggregated/{experiment}.csv", experiment=config["experiments"]),
-        values="published/published_values.csv",
-        claims="published/published_claims.csv",
+        values=os.path.join(REPO, "published", "published_values.csv"),
+        claims=os.path.join(REPO, "published", "published_claims.csv"),
     output:
         csv=report("tables/replication.csv", category="Replication check", caption="../report/replication.rst"),
         md="tables/replication.md",

@@ -1,0 +1,57 @@
+"""Config validation: bad values fail with a message naming the key; sweeps expand to cells."""
+
+import copy
+
+import pytest
+
+from sdcrisk import config as cfgmod
+from sdcrisk.replication import figure_targets, table_targets
+
+FULL = cfgmod.load(cfgmod.ROOT / "config" / "config.yaml")
+QUICK = cfgmod.load(cfgmod.ROOT / "config" / "quick.yaml")
+
+
+def test_both_configs_validate():
+    cfgmod.validate(copy.deepcopy(FULL), "config.yaml")
+    cfgmod.validate(copy.deepcopy(QUICK), "quick.yaml")
+
+
+def test_quick_has_the_same_tables_and_figures():
+    assert set(table_targets(QUICK)) == set(table_targets(FULL))
+    assert set(figure_targets(QUICK)) == set(figure_targets(FULL))
+
+
+@pytest.mark.parametrize("mutate,key", [
+    (lambda c: c["experiments"]["nin2007_univariate"]["methods"].update({"no_such_method": {"k": [3]}}), "nin2007_univariate.methods"),
+    (lambda c: c["experiments"]["nin2007_univariate"]["methods"]["optimal_univariate_ma"].update({"k": [-3]}), "optimal_univariate_ma.k"),
+    (lambda c: c["experiments"]["nin2007_rankswap"].update({"replicates": 0}), "experiments.nin2007_rankswap.replicates"),
+    (lambda c: c["experiments"]["nin2007_rankswap"].update({"replicate": 3}), "experiments.nin2007_rankswap"),
+    (lambda c: c.update({"sed": 1}), "top level"),
+    (lambda c: c["experiments"]["nin2007_rankswap"]["methods"]["rankswap"].update({"p": [0]}), "rankswap.p"),
+    (lambda c: c["experiments"]["nin2007_rankswap"].update({"datasets": ["census", "nosuch"]}), "nin2007_rankswap.datasets"),
+])
+def test_bad_values_name_the_key(mutate, key):
+    c = copy.deepcopy(QUICK)
+    mutate(c)
+    with pytest.raises(cfgmod.ConfigError) as err:
+        cfgmod.validate(c, "quick.yaml")
+    assert key in str(err.value)
+
+
+def test_cells_and_seeds_are_stable():
+    cells = cfgmod.cells(FULL)
+    ids = [(c.experiment, c.dataset, c.cell_id) for c in cells]
+    assert len(ids) == len(set(ids))
+    c = cells[0]
+    a = c.seed_sequence(1, 0).generate_state(4)
+    assert (a == c.seed_sequence(1, 0).generate_state(4)).all()
+    assert (a != c.seed_sequence(1, 1).generate_state(4)).any()
+    assert (a != cells[1].seed_sequence(1, 0).generate_state(4)).any()
+
+
+def test_labels_match_published_style():
+    labels = {(c.experiment, c.method, c.label) for c in cfgmod.cells(FULL)}
+    assert ("nin2007_mdav", "mdav", "v=3;k=15") in labels
+    assert ("muralidhar2016_rankswap", "rankswap", "p_pct=5") in labels
+    assert ("muralidhar2016_additive", "additive_noise", "a=1") in labels
+    assert ("nin2007_rankswap", "rankswap", "2") in labels

@@ -1,1 +1,386 @@
-"""Rank swapping and its variants (placeholder; being written)."""
+"""Rank swapping and its two variants of Nin, Herranz & Torra (2008).
+
+All three methods work attribute by attribute on the *sorted* column (stable sort, ties broken by
+record index): a kernel builds an involution ``partner`` of the sorted positions (``partner[q]`` =
+the sorted position whose value lands at ``q``; ``partner[q] == q`` = value kept), the swap is
+applied and the sort undone. Records are visited in increasing rank; a position that has been
+used as a partner is skipped ("still unswapped" in the papers).
+
+* ``rankswap`` -- standard rank swapping (Moore 1996; seed 000 §2.3, seed 002 §2.1, seed 003 §4):
+  the partner of the value at position i is uniform among the still-unswapped positions in
+  ``(i, i + P]``; with none left the value stays. P = :func:`rank_distance` of p % of n.
+* ``rankswap_pdist`` -- rank swapping p-distribution (seed 000 §4.1; seed 003 §4): the swap
+  distance (or its bound) of each record is drawn from N(mu = sigma = P/2); three readings of
+  the garbled definition, see :func:`pdist_partners`.
+* ``rankswap_pbuckets`` -- rank swapping p-buckets (seed 000 §4.2): the sorted column is cut into
+  ``buckets`` equal buckets and the partner's bucket is drawn with probability decreasing in the
+  bucket distance, see :func:`pbuckets_partners`.
+
+Random draws come from the ``numpy.random.Generator`` passed in (numba consumes its bit generator
+directly, so the caller's generator advances). Uniform choice among still-unswapped positions
+uses a Fenwick tree: O(n log n) per attribute whatever p.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from ..validation import check_int, check_real
+from .registry import Param, register
+
+__all__ = [
+    "rank_distance",
+    "sorted_order",
+    "apply_partners",
+    "rankswap_partners",
+    "pdist_partners",
+    "pbuckets_partners",
+    "bucket_bounds",
+    "bucket_probabilities",
+    "rankswap",
+    "rankswap_pdist",
+    "rankswap_pbuckets",
+]
+
+ROUNDINGS = ("floor", "round", "ceil")
+PDIST_VARIANTS = ("distance", "window", "direct")
+_PDIST_MODE = {"window": 0, "direct": 1, "distance": 2}
+
+
+def rank_distance(p_pct: float, n: int, rounding: str = "floor") -> int:
+    """Maximum rank distance P for a swap range of ``p_pct`` percent of ``n`` records.
+
+    ``rounding`` turns n * p / 100 into an integer: "floor" (the default) is the mu-ARGUS /
+    sdcMicro ``argus_rankswap`` rule ``(n * percent) / 100`` in integer arithmetic
+    (CALIBRATION-NOTES 6); "round" (half up) and "ceil" are the alternatives. The result is
+    clipped to ``[1, n - 1]`` so that every p > 0 swaps something and no window exceeds the file.
+    """
+    n = check_int("n", n, 2)
+    p = check_real("p", p_pct, 0.0, 100.0, low_open=True)
+    if rounding not in ROUNDINGS:
+        raise ValueError(f"rounding must be one of {list(ROUNDINGS)}, got {rounding!r}")
+    exact = n * p / 100.0
+    # guard against binary noise such as 1080 * 0.35 = 377.99999999999994
+    near = round(exact)
+    if abs(exact - near) < 1e-9 * max(1.0, exact):
+        exact = float(near)
+    if rounding == "floor":
+        d = math.floor(exact)
+    elif rounding == "ceil":
+        d = math.ceil(exact)
+    else:
+        d = math.floor(exact + 0.5)
+    return int(min(max(d, 1), n - 1))
+
+
+def sorted_order(column: np.ndarray) -> np.ndarray:
+    """Record indices in increasing order of value, ties broken by record index (stable sort)."""
+    return np.argsort(column, kind="stable")
+
+
+def apply_partners(column: np.ndarray, partner: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:
+    """Masked column: record ``order[q]`` receives the value of record ``order[partner[q]]``."""
+    if order is None:
+        order = sorted_order(column)
+    out = np.empty_like(column)
+    out[order] = column[order[partner]]
+    return out
+
+
+# --------------------------------------------------------------------------------------------
+# Fenwick tree over "still unswapped" flags (1 = available), 1-based internally.
+
+
+@njit(cache=True)
+def _bit_init(n):
+    tree = np.zeros(n + 1, dtype=np.int64)
+    for i in range(1, n + 1):
+        tree[i] = i & (-i)  # all ones
+    top = 1
+    while top * 2 <= n:
+        top *= 2
+    return tree, top
+
+
+@njit(cache=True)
+def _bit_add(tree, pos, delta):
+    i = pos + 1
+    n = tree.shape[0] - 1
+    while i <= n:
+        tree[i] += delta
+        i += i & (-i)
+
+
+@njit(cache=True)
+def _bit_prefix(tree, pos):
+    """Number of available positions in [0, pos] (0 when pos < 0)."""
+    s = 0
+    i = pos + 1
+    while i > 0:
+        s += tree[i]
+        i -= i & (-i)
+    return s
+
+
+@njit(cache=True)
+def _bit_kth(tree, top, k):
+    """0-based position of the k-th (1-based) available position."""
+    pos = 0
+    n = tree.shape[0] - 1
+    step = top
+    while step > 0:
+        nxt = pos + step
+        if nxt <= n and tree[nxt] < k:
+            pos = nxt
+            k -= tree[nxt]
+        step //= 2
+    return pos  # 1-based pos + 1 - 1
+
+
+@njit(cache=True)
+def _pick_available(tree, top, lo, hi, rng):
+    """Uniform still-unswapped position in [lo, hi], or -1 when there is none."""
+    if lo > hi:
+        return -1
+    before = _bit_prefix(tree, lo - 1)
+    c = _bit_prefix(tree, hi) - before
+    if c <= 0:
+        return -1
+    k = rng.integers(0, c)
+    return _bit_kth(tree, top, before + k + 1)
+
+
+@njit(cache=True)
+def _rankswap_kernel(n, P, rng):
+    partner = np.arange(n)
+    avail = np.ones(n, dtype=np.bool_)
+    tree, top = _bit_init(n)
+    for i in range(n):
+        if not avail[i]:
+            continue
+        avail[i] = False
+        _bit_add(tree, i, -1)
+        l = _pick_available(tree, top, i + 1, min(i + P, n - 1), rng)
+        if l >= 0:
+            avail[l] = False
+            _bit_add(tree, l, -1)
+            partner[i] = l
+            partner[l] = i
+    return partner
+
+
+@njit(cache=True)
+def _pdist_kernel(n, P, mode, rng):
+    """mode 0 = window, 1 = direct, 2 = distance (see :func:`pdist_partners`)."""
+    partner = np.arange(n)
+    avail = np.ones(n, dtype=np.bool_)
+    tree, top = _bit_init(n)
+    half = 0.5 * P
+    for i in range(n):
+        if not avail[i]:
+            continue
+        # swap distance bound ~ N(P/2, P/2), rounded, redrawn while it rounds to 0
+        m = 0
+        while m == 0:
+            m = int(np.rint(rng.normal(half, half)))
+        if i + m > n - 1:
+            m = n - 1 - i
+        elif i + m < 0:
+            m = -i
+        if m == 0:
+            continue  # at the edge of the file in the drawn direction: the value stays
+        avail[i] = False
+        _bit_add(tree, i, -1)
+        if mode == 0:
+            if m > 0:
+                l = _pick_available(tree, top, i + 1, i + m, rng)
+            else:
+                l = _pick_available(tree, top, i + m, i - 1, rng)
+        else:
+            if mode == 1:
+                r = rng.integers(1, abs(m) + 1)
+            else:
+                r = abs(m)
+            l = i + r if m > 0 else i - r
+            if not avail[l]:
+                if mode == 1:
+                    l = -1
+                elif m > 0:  # nearest still-unswapped position beyond the target
+                    c = _bit_prefix(tree, l)
+                    l = _bit_kth(tree, top, c + 1) if c < _bit_prefix(tree, n - 1) else -1
+                else:
+                    c = _bit_prefix(tree, l)
+                    l = _bit_kth(tree, top, c) if c > 0 else -1
+        if l >= 0:
+            avail[l] = False
+            _bit_add(tree, l, -1)
+            partner[i] = l
+            partner[l] = i
+        else:  # no partner: the value stays but may still be chosen by a later record
+            avail[i] = True
+            _bit_add(tree, i, 1)
+    return partner
+
+
+@njit(cache=True)
+def _pbuckets_kernel(n, starts, probs, rng):
+    """starts: bucket b covers sorted positions [starts[b], starts[b+1]); probs: (nb, nb) rows
+    of bucket-choice probabilities given the current bucket."""
+    nb = starts.shape[0] - 1
+    partner = np.arange(n)
+    avail = np.ones(n, dtype=np.bool_)
+    tree, top = _bit_init(n)
+    r = 0
+    for i in range(n):
+        while i >= starts[r + 1]:
+            r += 1
+        if not avail[i]:
+            continue
+        avail[i] = False
+        _bit_add(tree, i, -1)
+        u = rng.random()
+        s = 0
+        acc = probs[r, 0]
+        while u >= acc and s < nb - 1:
+            s += 1
+            acc += probs[r, s]
+        lo = starts[s]
+        if s == r:
+            lo = i + 1
+        l = _pick_available(tree, top, lo, starts[s + 1] - 1, rng)
+        if l >= 0:
+            avail[l] = False
+            _bit_add(tree, l, -1)
+            partner[i] = l
+            partner[l] = i
+        else:  # chosen bucket exhausted: the value stays, still eligible as a later partner
+            avail[i] = True
+            _bit_add(tree, i, 1)
+    return partner
+
+
+# --------------------------------------------------------------------------------------------
+# Partner generators (pure functions of n, the parameter and the generator).
+
+
+def rankswap_partners(n: int, P: int, rng: np.random.Generator) -> np.ndarray:
+    """Standard rank swapping on sorted positions 0..n-1 with maximum rank distance ``P``
+    (seed 002 §2.1): each still-unswapped i takes a partner uniform among the still-unswapped
+    positions in (i, i + P]; with none left the value stays. Returns the involution ``partner``."""
+    n = check_int("n", n, 2)
+    P = check_int("P", P, 1, n - 1)
+    return _rankswap_kernel(n, P, rng)
+
+
+def pdist_partners(n: int, P: int, rng: np.random.Generator, variant: str = "distance") -> np.ndarray:
+    """Rank swapping p-distribution on sorted positions (seed 000 §4.1, seed 003 §4).
+
+    For each still-unswapped position i (increasing rank) an integer ``m = rint(N(P/2, P/2))``
+    is drawn (redrawn while it rounds to 0; negative m points towards lower ranks) and clipped so
+    that ``i + m`` stays in ``[0, n - 1]``. The three readings of the garbled definition:
+
+    * ``"distance"`` (default; seed 000: "x_ij and x_lj are swapped, where l = i + r", r the
+      normal draw): the partner is i + m; if it is already swapped, the nearest still-unswapped
+      position beyond it (away from i) is taken instead;
+    * ``"window"`` (seed 000: the normal "defines the swap interval", inside which the method
+      works as standard rank swapping): the partner is uniform among the still-unswapped
+      positions between i and i + m (i excluded);
+    * ``"direct"`` (seed 003: a maximum swapping distance is drawn, "then the actual swapping
+      distance ... is randomly chosen between 0 and the record's maximum"): r is uniform in
+      1..|m| and the partner i + sign(m) r is used only if still unswapped.
+
+    Without a partner the value stays, yet remains eligible as the partner of a later record.
+    """
+    n = check_int("n", n, 2)
+    P = check_int("P", P, 1, n - 1)
+    if variant not in PDIST_VARIANTS:
+        raise ValueError(f"variant must be one of {list(PDIST_VARIANTS)}, got {variant!r}")
+    return _pdist_kernel(n, P, _PDIST_MODE[variant], rng)
+
+
+def bucket_bounds(n: int, buckets: int) -> np.ndarray:
+    """Start positions of ``buckets`` contiguous buckets of sorted positions, sizes differing by
+    at most one (larger buckets first), plus the end ``n``: bucket b is [bounds[b], bounds[b+1])."""
+    n = check_int("n", n, 2)
+    buckets = check_int("buckets", buckets, 2, n)
+    sizes = np.full(buckets, n // buckets, dtype=np.int64)
+    sizes[: n % buckets] += 1
+    return np.concatenate(([0], np.cumsum(sizes)))
+
+
+def bucket_probabilities(buckets: int) -> np.ndarray:
+    """Bucket-choice matrix: row r gives Pr(B_s | value in B_r) proportional to 2^-(|r - s| + 1).
+
+    seed 000 §4.2 lost its formula in extraction; this is the distribution as we recall it from
+    Nin, Herranz & Torra (2008), Pr(B_s) = (1 / 2^(|r-s|+1)) / sum_k 1 / 2^(|r-k|+1) (the same as
+    the brief's fallback 1/2^|r-s|), which halves the probability at each bucket step.
+    """
+    buckets = check_int("buckets", buckets, 2)
+    idx = np.arange(buckets)
+    w = 0.5 ** (np.abs(idx[:, None] - idx[None, :]) + 1.0)
+    return w / w.sum(axis=1, keepdims=True)
+
+
+def pbuckets_partners(n: int, buckets: int, rng: np.random.Generator) -> np.ndarray:
+    """Rank swapping p-buckets on sorted positions (seed 000 §4.2).
+
+    For each still-unswapped position i, in bucket B_r, a bucket B_s is drawn from
+    :func:`bucket_probabilities`; the partner is uniform among the still-unswapped positions of
+    B_s (positions > i when s == r). If B_s has none the value stays, yet remains eligible as the
+    partner of a later record (in particular of records in higher buckets choosing B_r).
+    """
+    bounds = bucket_bounds(n, buckets)
+    return _pbuckets_kernel(int(n), bounds, bucket_probabilities(buckets), rng)
+
+
+# --------------------------------------------------------------------------------------------
+# Registered masking methods.
+
+_P = Param("p", "real", low=0.0, high=100.0, low_open=True, doc="swap range, percent of n in (0, 100]")
+_ROUNDING = Param("rounding", "choice", choices=ROUNDINGS, default="floor",
+                  doc="how n*p/100 becomes the rank distance P (mu-ARGUS: floor)")
+
+
+def _per_column(x: np.ndarray, make_partner) -> np.ndarray:
+    out = np.empty_like(x)
+    for j in range(x.shape[1]):
+        col = x[:, j]
+        order = sorted_order(col)
+        out[:, j] = apply_partners(col, make_partner(), order)
+    return out
+
+
+@register("rankswap", _P, _ROUNDING, family="swapping", randomised=True)
+def rankswap(x: np.ndarray, rng: np.random.Generator, *, p: float, rounding: str = "floor") -> np.ndarray:
+    """Standard rank swapping with swap range p % of n (seed 000 §2.3, seed 002 §2.1, seed 003 §4)."""
+    n = x.shape[0]
+    P = rank_distance(p, n, rounding)
+    return _per_column(x, lambda: _rankswap_kernel(n, P, rng))
+
+
+@register("rankswap_pdist", _P, _ROUNDING,
+          Param("variant", "choice", choices=PDIST_VARIANTS, default="distance",
+                doc="reading of seed 000 §4.1, see pdist_partners"),
+          family="swapping", randomised=True)
+def rankswap_pdist(x: np.ndarray, rng: np.random.Generator, *, p: float, rounding: str = "floor",
+                   variant: str = "distance") -> np.ndarray:
+    """Rank swapping p-distribution, max distance ~ N(P/2, P/2) (seed 000 §4.1, seed 003 §4)."""
+    n = x.shape[0]
+    P = rank_distance(p, n, rounding)
+    mode = _PDIST_MODE[variant]
+    return _per_column(x, lambda: _pdist_kernel(n, P, mode, rng))
+
+
+@register("rankswap_pbuckets", Param("buckets", "int", low=2, doc="number of buckets, 2 <= buckets <= n"),
+          family="swapping", randomised=True)
+def rankswap_pbuckets(x: np.ndarray, rng: np.random.Generator, *, buckets: int) -> np.ndarray:
+    """Rank swapping p-buckets, bucket chosen with Pr ~ 2^-|r-s| (seed 000 §4.2)."""
+    n = x.shape[0]
+    if buckets > n:
+        raise ValueError(f"rankswap_pbuckets: parameter buckets must be an integer in [2, {n}] (n records), got {buckets}")
+    bounds = bucket_bounds(n, buckets)
+    probs = bucket_probabilities(buckets)
+    return _per_column(x, lambda: _pbuckets_kernel(n, bounds, probs, rng))

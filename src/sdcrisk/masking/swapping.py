@@ -294,8 +294,9 @@ def pdist_partners(n: int, P: int, rng: np.random.Generator, variant: str = "dis
 
     Without a partner the value stays, yet remains eligible as the partner of a later record.
     "distance" is the default because, of the three, it alone makes p-distribution link fewer
-    records than standard rank swapping for the same p, as seed 003 Table 3 vs Table 2 reports
-    (the other two swap closer than standard rank swapping on average).
+    records than standard rank swapping with the same p under DBRL, RBRL-Sum and RBRL-Max alike,
+    as seed 003 Tables 2-3 report (the other two swap closer than standard rank swapping on
+    average, so only RBRL-Max drops).
     """
     n = check_int("n", n, 2)
     P = check_int("P", P, 1, n - 1)

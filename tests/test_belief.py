@@ -88,7 +88,7 @@ def test_duplicate_focal_sets_merge_and_masses_sum_to_one():
 
 
 # ----------------------------------------------------------------------------- set functions
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
 @given(small_masses())
 def test_bel_betp_pl_exhaustive(case):
     m, _ = case
@@ -158,7 +158,7 @@ def test_compatibility_large_frame_uses_flow():
     assert not is_compatible(MassAssignment.from_sets([cand], [1.0], n), uniform_on([0, 150], n))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
 @given(small_masses(n_max=7))
 def test_prop16_support_of_compatible_pignistic_contains_true_support(case):
     m, seed = case
@@ -177,7 +177,7 @@ def test_missing_candidate_breaks_compatibility():
     assert not is_compatible(MassAssignment.from_sets([[1, 2, 4]], n=6), p)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30, deadline=None, database=None, derandomize=True)
 @given(st.integers(2, 6), st.integers(0, 2**32 - 1))
 def test_dirac_lemma_and_peak(n, seed):
     # Lemma bel.i.p.singleton / Prop. p.singleton: compatible with the Dirac at x0 iff every
@@ -213,7 +213,7 @@ def test_max_pignistic_outside_candidate_set():
 
 
 # ----------------------------------------------------------------------------- uncertainty measures
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, database=None, derandomize=True)
 @given(small_masses(), st.floats(0.0, 1.0))
 def test_nonspecificity_decreases_under_transfer(case, frac):
     m, seed = case
@@ -374,3 +374,23 @@ def test_max_pignistic_example_function():
     r = eb.max_pignistic_example(6, 3)
     assert r["argmax"] == 5 and r["true_probability"][5] == 0
     assert r["compatible"] and r["compatible_exhaustive"]
+
+
+# ----------------------------------------------------------------------------- applied example (Census)
+def test_rsrl_candidate_sets_on_census(census):
+    from sdcrisk.linkage.location import rsrl
+    from sdcrisk.masking.swapping import rankswap
+
+    y = rankswap(census, np.random.default_rng(11), p=10)
+    known = [0, 1, 2]
+    cand = eb.rsrl_candidate_masks(census, y, known, p=10)
+    # same candidate sets as the RS-RL attack itself, and (same p) they always hold the truth
+    np.testing.assert_array_equal(cand.sum(axis=1), rsrl(census, y, known, p=10).candidates)
+    assert cand[np.arange(census.shape[0]), np.arange(census.shape[0])].all()
+    rows = eb.rsrl_belief_table(census, y, {1: [0], 3: known}, p=10)
+    assert [r["fraction_true_positive"] for r in rows] == [1.0, 1.0]
+    assert [r["fraction_compatible"] for r in rows] == [1.0, 1.0]
+    # categorical masses: entropy (nats) = ln|B| = nonspecificity (bits) * ln 2
+    for r in rows:
+        assert math.isclose(r["mean_pignistic_entropy"], r["mean_nonspecificity"] * math.log(2))
+    assert rows[1]["mean_nonspecificity"] < rows[0]["mean_nonspecificity"]

@@ -213,7 +213,7 @@ class MassAssignment:
         for s, w in zip(sets, masses):
             key = frozenset(np.asarray(s).tolist())
             d[key] = d.get(key, 0.0) + w
-        d = {k: max(v, 0.0) for k, v in d.items() if v > MASS_TOL}
+        d = {k: v for k, v in d.items() if v > 0.0}  # m'(B) = 0 (to rounding) leaves the focal sets
         return MassAssignment.from_dict(d, self.n)
 
 

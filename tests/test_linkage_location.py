@@ -7,6 +7,8 @@ import pytest
 from scipy.spatial.distance import cdist
 
 from sdcrisk.linkage.distance import dbrl, standardise
+from sdcrisk.masking import mask
+from sdcrisk.masking.swapping import rank_distance
 from sdcrisk.linkage.location import (
     _sorted_masked,
     link_in_intervals,
@@ -19,28 +21,6 @@ from sdcrisk.linkage.location import (
 )
 
 
-def rank_swap(x: np.ndarray, P: int, rng: np.random.Generator) -> np.ndarray:
-    """Tiny standard rank swapping (seed 002 §2.1): each unswapped value, in sorted order, swaps
-    with a uniformly chosen unswapped value at most P ranks ahead."""
-    y = x.copy()
-    n = x.shape[0]
-    for j in range(x.shape[1]):
-        order = np.argsort(x[:, j], kind="stable")
-        vals = x[order, j].copy()
-        done = np.zeros(n, dtype=bool)
-        for i in range(n):
-            if done[i]:
-                continue
-            free = [t for t in range(i + 1, min(i + P, n - 1) + 1) if not done[t]]
-            if free:
-                t = free[rng.integers(len(free))]
-                vals[i], vals[t] = vals[t], vals[i]
-                done[t] = True
-            done[i] = True
-        y[order, j] = vals
-    return y
-
-
 def members(a, b, y, i):
     """Materialised candidate set of record i: masked records inside every range."""
     _, _, pos = _sorted_masked(y)
@@ -50,7 +30,9 @@ def members(a, b, y, i):
 
 @pytest.fixture(scope="module")
 def swapped(census):
-    return census, rank_swap(census, P=int(census.shape[0] * 5 // 100), rng=np.random.default_rng(2007)), 54
+    """Census under standard rank swapping with p = 5 % (the registry's method) and its P."""
+    y = mask("rankswap", census, np.random.default_rng(2007), p=5)
+    return census, y, rank_distance(5, census.shape[0])
 
 
 # ---------------------------------------------------------------- hand-computed candidate sets
@@ -119,7 +101,8 @@ def test_rsrl_candidate_sets_contain_true_record(swapped):
     a, b = rank_swap_intervals(x, y, P)
     _, _, pos = _sorted_masked(y)
     assert ((pos >= a) & (pos < b)).all()  # pos[i, j]: masked record i's position
-    r = rsrl(x, y, distance=P)
+    r = rsrl(x, y, p=5)
+    assert np.array_equal(r.links, rsrl(x, y, distance=P).links)
     assert (r.candidates >= 1).all()
     assert r.correct[r.candidates == 1].all()  # a singleton set is the true record
     # restricting the search never hurts much: at least as many correct links as plain DBRL here
@@ -199,6 +182,8 @@ def test_bad_input(census):
         rsrl(census, census)
     with pytest.raises(ValueError, match="distance"):
         rsrl(census, census, distance=-1)
+    with pytest.raises(ValueError, match="p"):
+        rsrl(census, census, p=150)
     with pytest.raises(ValueError, match="rule"):
         lrl_microaggregation(census, census, rule="nearest")
     with pytest.raises(ValueError, match="k"):
@@ -207,3 +192,12 @@ def test_bad_input(census):
         lrl_mdav(census, census, [[0, 1]], known_blocks=[1])
     with pytest.raises(ValueError, match="blocks"):
         lrl_mdav(census, census, [[0, 13]])
+
+
+def test_unbounded_window_reduces_to_dbrl(census):
+    y = mask("rankswap_pdist", census, np.random.default_rng(11), p=10)
+    n = census.shape[0]
+    base = dbrl(census, y, [0, 1, 2]).links
+    assert np.array_equal(rsrl(census, y, [0, 1, 2], distance=n - 1).links, base)
+    assert np.array_equal(rsrl_annotated_union(census, y, [0, 1, 2], distance=n - 1).links, base)
+    assert (rsrl_annotated_union(census, y, [0, 1, 2], distance=n - 1).candidates == n).all()

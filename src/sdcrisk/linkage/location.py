@@ -27,7 +27,7 @@ from numba import njit
 
 from .base import LinkResult, prepare
 from .distance import dbrl_restricted, standardise as _standardise
-from ..validation import check_int, check_real
+from ..validation import check_int
 
 MA_RULES = ("group", "window")
 
@@ -203,7 +203,6 @@ def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray
 def _max_rank_distance(p, n: int, rounding: str) -> int:
     from ..masking.swapping import rank_distance
 
-    p = check_real("p", p, 0.0, 100.0)
     return int(rank_distance(p, n, rounding=rounding))
 
 

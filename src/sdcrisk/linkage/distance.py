@@ -108,14 +108,13 @@ def nearest(a: np.ndarray, b: np.ndarray, allowed: Callable[[int, int], np.ndarr
     dist = np.full(n, np.inf)
     bb = np.einsum("ij,ij->i", b, b)
     bmax = bb.max(initial=0.0)
+    bt2 = -2.0 * b.T  # ||a||^2 is constant per row: rank by ||b||^2 - 2 a.b, re-score exactly
     for start in range(0, n, block):
         stop = min(start + block, n)
         ab = a[start:stop]
         aa = np.einsum("ij,ij->i", ab, ab)
-        d2 = ab @ b.T
-        d2 *= -2.0
+        d2 = ab @ bt2
         d2 += bb
-        d2 += aa[:, None]
         if allowed is not None:
             mask = allowed(start, stop)
             d2[~mask] = np.inf

@@ -4,6 +4,10 @@
 # One table:    snakemake --cores 2 tables/nin2007_location_rl_T7.csv
 import os
 
+# One BLAS thread per job: jobs run in parallel, and single-threaded BLAS keeps sums reproducible.
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
 from sdcrisk import config as sdc_config
 from sdcrisk import replication as sdc_rep
 

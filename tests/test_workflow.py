@@ -1,0 +1,80 @@
+"""The quick DAG end to end, in a scratch directory: every table, figure and check file, complete."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from sdcrisk import config as cfgmod
+from sdcrisk.replication import figure_targets, table_targets
+from conftest import mirror_dir
+
+ROOT = Path(__file__).resolve().parents[1]
+QUICK = ROOT / "config" / "quick.yaml"
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    env = {**os.environ, "SDCRISK_DATA_MIRROR": str(mirror_dir())}
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir), *args]
+    return subprocess.run(cmd, env=env, capture_output=True, text=True, check=False) if not check else \
+        _checked(subprocess.run(cmd, env=env, capture_output=True, text=True, check=False))
+
+
+def _checked(proc):
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    return proc
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory):
+    if not (mirror_dir() / "EIA.rda").is_file():
+        pytest.skip("reference data mirror not available")
+    work = tmp_path_factory.mktemp("quick")
+    snakemake(work, "--cores", "2", "--configfile", str(QUICK))
+    return work
+
+
+def test_every_table_and_figure_exists(quick_run):
+    cfg = cfgmod.load(QUICK)
+    for name in table_targets(cfg):
+        for ext in ("csv", "md"):
+            assert (quick_run / "tables" / f"{name}.{ext}").stat().st_size > 0
+    for name in figure_targets(cfg):
+        for ext in ("png", "pdf"):
+            assert (quick_run / "figures" / f"{name}.{ext}").stat().st_size > 0
+
+
+def test_check_files_complete(quick_run):
+    rep = pd.read_csv(quick_run / "tables" / "replication.csv")
+    published = pd.read_csv(ROOT / "published" / "published_values.csv")
+    claims = pd.read_csv(ROOT / "published" / "published_claims.csv")
+    assert (rep.kind == "cell").sum() == len(published)
+    assert (rep.kind == "claim").sum() == len(claims)
+    assert set(rep.status) <= {"match", "close", "differs", "missing"}
+    summary = json.loads((quick_run / "tables" / "replication_summary.json").read_text())
+    assert summary["cells"] == len(published) and summary["claims"] == len(claims)
+    assert "Replication check" in (quick_run / "tables" / "replication.md").read_text()
+
+
+def test_rerun_is_byte_identical_and_core_count_free(quick_run, tmp_path):
+    """Same config -> byte-identical tables, with 1 core instead of 2 (outputs removed first)."""
+    before = {p.name: p.read_bytes() for p in (quick_run / "tables").glob("*.csv")}
+    shutil.rmtree(quick_run / "results")
+    shutil.rmtree(quick_run / "tables")
+    snakemake(quick_run, "--cores", "1", "--configfile", str(QUICK))
+    after = {p.name: p.read_bytes() for p in (quick_run / "tables").glob("*.csv")}
+    assert before == after
+
+
+def test_bad_config_fails_before_any_job(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(QUICK.read_text().replace("replicates: 2", "replicates: 0", 1))
+    proc = snakemake(tmp_path, "--cores", "1", "--configfile", str(bad), check=False)
+    assert proc.returncode != 0
+    assert "replicates" in proc.stdout + proc.stderr
+    assert not (tmp_path / "results").exists() and not (tmp_path / "data").exists()

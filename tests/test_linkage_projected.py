@@ -47,11 +47,12 @@ def test_hand_example_zscore_projection_sees_through_swaps(six):
     # sds are unchanged, so each record's z-score sum per block is unchanged (block 0 sums
     # a + b = 5, 3, 9, 6, 8, 11 are distinct), while raw values move far.
     y = x[:, [1, 0, 3, 2]]
-    res = projected_rl(x, y, known_blocks=[0], v=2, projection="zscore")
-    assert res.percent_correct == 100.0
+    for standardise in ("own", "original"):
+        res = projected_rl(x, y, known_blocks=[0], v=2, projection="zscore", standardise=standardise)
+        assert res.percent_correct == 100.0
     assert np.allclose(res.score, 0.0)
     # by hand: block 0 projected values are (a + b - 7) / sd with sd = sqrt(3.5)
-    px, py = projected_coordinates(x, y, [np.array([0, 1])], "zscore")
+    px, py = projected_coordinates(x, y, [np.array([0, 1])], "zscore", "original")
     sd = np.sqrt(3.5)
     assert np.allclose(px[:, 0], (x[:, 0] + x[:, 1] - 7.0) / sd)
     assert np.allclose(py[:, 0], px[:, 0])
@@ -64,8 +65,8 @@ def test_hand_example_nearest_projected_value(six):
     # 8.4, 3, 9, 6, 8, 11; original record 0 (sum 5) is nearest to masked record 3 (sum 6),
     # every other original keeps its exact partner (8 -> record 4 at 0, not 8.4).
     y[0, 0] += 3.4
-    # original projection (default) keeps the original scale: compare sums directly
-    res = projected_rl(x, y, known_blocks=[0], v=2, projection="zscore")
+    # the original's projection keeps the original scale: compare sums directly
+    res = projected_rl(x, y, known_blocks=[0], v=2, projection="zscore", standardise="original")
     sums_x = x[:, 0] + x[:, 1]
     sums_y = y[:, 0] + y[:, 1]
     brute = np.array([np.argmin(np.abs(sums_y - s)) for s in sums_x])  # first argmin
@@ -84,10 +85,11 @@ def test_permuting_masked_records_permutes_links(six):
     rng = np.random.default_rng(4)
     x = np.vstack([six, six * 1.5 + 0.3])  # 12 records
     y = x + rng.normal(scale=0.05, size=x.shape)
-    base = projected_rl(x, y, v=2, projection="pcp")
     perm = rng.permutation(x.shape[0])
-    moved = projected_rl(x, y[perm], v=2, projection="pcp", standardise="original")
-    assert np.array_equal(perm[moved.links], base.links)
+    for standardise in ("own", "original"):
+        base = projected_rl(x, y, v=2, projection="pcp", standardise=standardise)
+        moved = projected_rl(x, y[perm], v=2, projection="pcp", standardise=standardise)
+        assert np.array_equal(perm[moved.links], base.links)
 
 
 def test_own_standardisation_orients_pcp_sign(six, monkeypatch):

@@ -10,14 +10,19 @@ projected coordinates of the known blocks (first argmin, :func:`sdcrisk.linkage.
 
 ``standardise`` says how the masked block is projected:
 
-``"original"`` (default) the masked block goes through the *original* block's projection, i.e. the
+``"own"``      (default) each file is projected on its own: ``project(masked block)`` with the
+               masked file's own standardisation and principal axis. The sign of a principal
+               axis is arbitrary, so each projection is oriented to correlate positively with the
+               block's sum of z-scores (uses one file only, never the pairing).
+``"original"`` the masked block goes through the *original* block's projection, i.e. the
                affine map fitted to ``project(original block)`` (the original's means, standard
                deviations and principal axis). Both files then live on one scale, as in the
                masking itself, which projects and sorts the original values.
-``"own"``      each file is projected on its own: ``project(masked block)`` with the masked file's
-               own standardisation and principal axis. The sign of a principal axis is arbitrary,
-               so each projection is oriented to correlate positively with the block's sum of
-               z-scores (uses one file only, never the pairing).
+
+Default evidence (Census, stand-in Zscore microaggregation v = 4, k = 25, blocks known 2..all):
+"own" gives ProLD 18.2 % against the published 21.85 (seed 001 Sec. 4.2), "original" 81.2 %: a
+linear projection maps group means to the mean of the group's original projections, which the
+published figures do not show.
 """
 
 from __future__ import annotations
@@ -64,7 +69,7 @@ def _affine_fit(block: np.ndarray, scores: np.ndarray) -> np.ndarray:
 
 
 def projected_coordinates(x: np.ndarray, y: np.ndarray, blocks: Sequence[np.ndarray],
-                          projection: str = "pcp", standardise: str = "original"):
+                          projection: str = "pcp", standardise: str = "own"):
     """Projected values (n x len(blocks)) of the original ``x`` and masked ``y`` per block."""
     if projection not in PROJECTIONS:
         raise ValueError(f"projection must be one of {list(PROJECTIONS)}, got {projection!r}")
@@ -88,7 +93,7 @@ def projected_coordinates(x: np.ndarray, y: np.ndarray, blocks: Sequence[np.ndar
 
 
 def projected_rl(original, masked, known_blocks: Sequence[int] | None = None, v: int = 2,
-                 projection: str = "pcp", standardise: str = "original") -> LinkResult:
+                 projection: str = "pcp", standardise: str = "own") -> LinkResult:
     """Projected record linkage (seed 001 Sec. 4.1, Algorithm 3).
 
     ``v``: block size of the masking (blocks from ``attribute_blocks(m, v)``); ``known_blocks``:

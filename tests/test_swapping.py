@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -11,6 +13,8 @@ import pytest
 from sdcrisk.masking import get_method, mask
 from sdcrisk.masking.swapping import (
     PDIST_VARIANTS,
+    RANKSWAP_DEFAULT,
+    RANKSWAP_VARIANTS,
     apply_partners,
     bucket_bounds,
     bucket_probabilities,
@@ -23,6 +27,8 @@ from sdcrisk.masking.swapping import (
 
 METHODS = [
     ("rankswap", {"p": 5}),
+    ("rankswap", {"p": 5, "variant": "moore"}),
+    ("rankswap", {"p": 5, "variant": "argus"}),
     ("rankswap_pdist", {"p": 5}),
     ("rankswap_pdist", {"p": 5, "variant": "window"}),
     ("rankswap_pdist", {"p": 5, "variant": "direct"}),
@@ -91,24 +97,89 @@ def test_rank_distance_bad_rounding_and_n():
 # ---------------------------------------------------------------------------- hand-checkable
 
 
-def test_tiny_standard_cases_are_forced():
+@pytest.mark.parametrize("variant", ["moore", "argus"])
+def test_tiny_standard_cases_are_forced(variant):
     rng = np.random.default_rng(0)
     # n = 3, P = 1: positions 0<->1 must swap, position 2 has an empty window and stays.
     x = np.array([[30.0], [10.0], [20.0]])
     for _ in range(5):
-        assert mask("rankswap", x, rng, p=34).tolist() == [[30.0], [20.0], [10.0]]
+        assert mask("rankswap", x, rng, p=34, variant=variant).tolist() == [[30.0], [20.0], [10.0]]
     # ties are broken by record index: sorted = rec2 (1), rec0 (5), rec1 (5)
     x = np.array([[5.0], [5.0], [1.0]])
-    assert mask("rankswap", x, rng, p=34).ravel().tolist() == [1.0, 5.0, 5.0]
+    assert mask("rankswap", x, rng, p=34, variant=variant).ravel().tolist() == [1.0, 5.0, 5.0]
     # n = 4, P = 1: adjacent pairs
     x = np.array([[4.0, 1.0], [3.0, 2.0], [2.0, 3.0], [1.0, 4.0]])
-    assert mask("rankswap", x, rng, p=25).tolist() == [[3.0, 2.0], [4.0, 1.0], [1.0, 4.0], [2.0, 3.0]]
+    assert (mask("rankswap", x, rng, p=25, variant=variant).tolist()
+            == [[3.0, 2.0], [4.0, 1.0], [1.0, 4.0], [2.0, 3.0]])
+
+
+def exact_partner_distribution(n: int, P: int, variant: str) -> dict[tuple, Fraction]:
+    """Brute-force law of the partner involution: every branch of the random choices, exact."""
+    out: dict[tuple, Fraction] = {}
+    stack = [(0, tuple(range(n)), (True,) * n, Fraction(1))]
+    while stack:
+        i, partner, avail, pr = stack.pop()
+        while i < n and not avail[i]:
+            i += 1
+        if i == n:
+            out[partner] = out.get(partner, Fraction(0)) + pr
+            continue
+        hi = min(i + P, n - 1)
+        if variant == "inclusive":
+            targets = [l for l in range(i, hi + 1) if avail[l]]
+            weights = [Fraction(1, len(targets))] * len(targets)
+        elif variant == "moore":
+            targets = [l for l in range(i + 1, hi + 1) if avail[l]] or [i]
+            weights = [Fraction(1, len(targets))] * len(targets)
+        else:  # argus: target k = i + 1 + r, r uniform in 0..P-1; nearest free below, else above
+            targets, weights = [], []
+            for r in range(P):
+                k = min(i + 1 + r, n - 1)
+                free_below = [l for l in range(i + 1, k + 1) if avail[l]]
+                free_above = [l for l in range(k, hi + 1) if avail[l]]
+                l = free_below[-1] if free_below else (free_above[0] if free_above else i)
+                targets.append(l)
+                weights.append(Fraction(1, P))
+        for l, w in zip(targets, weights):
+            pa, av = list(partner), list(avail)
+            pa[i], pa[l] = l, i
+            av[i] = av[l] = False
+            stack.append((i + 1, tuple(pa), tuple(av), pr * w))
+    return out
+
+
+def test_exact_distribution_hand_values():
+    inc = exact_partner_distribution(3, 2, "inclusive")
+    assert inc == {(0, 1, 2): Fraction(1, 6), (0, 2, 1): Fraction(1, 6),
+                   (1, 0, 2): Fraction(1, 3), (2, 1, 0): Fraction(1, 3)}
+    assert exact_partner_distribution(2, 1, "inclusive") == {(0, 1): Fraction(1, 2), (1, 0): Fraction(1, 2)}
+    assert exact_partner_distribution(3, 2, "moore") == {(1, 0, 2): Fraction(1, 2), (2, 1, 0): Fraction(1, 2)}
+    # argus, n = 5, P = 3: after 0<->2 (1/3), position 1 meets targets 2, 3, 4; target 2 is taken and
+    # nothing free lies below it above 1, so it goes up to 3: 1<->3 with 2/3 (moore: 1/2).
+    arg = exact_partner_distribution(5, 3, "argus")
+    assert arg[(2, 3, 0, 1, 4)] == Fraction(2, 9)
+    assert exact_partner_distribution(5, 3, "moore")[(2, 3, 0, 1, 4)] == Fraction(1, 6)
+    for v in RANKSWAP_VARIANTS:
+        assert sum(exact_partner_distribution(6, 3, v).values()) == 1
+
+
+@pytest.mark.parametrize("variant", RANKSWAP_VARIANTS)
+@pytest.mark.parametrize("n,P", [(5, 2), (6, 3), (7, 6)])
+def test_partner_law_matches_brute_force(variant, n, P):
+    exact = exact_partner_distribution(n, P, variant)
+    rng = np.random.default_rng(100 * n + P)
+    reps = 12000
+    seen = Counter(tuple(rankswap_partners(n, P, rng, variant).tolist()) for _ in range(reps))
+    assert set(seen) <= set(exact)
+    for outcome, pr in exact.items():
+        pr = float(pr)
+        assert abs(seen[outcome] / reps - pr) < 4.5 * math.sqrt(pr * (1 - pr) / reps) + 1e-3, outcome
 
 
 def test_standard_choice_is_uniform_among_unswapped():
     # n = 3, P = 2: position 0 takes 1 or 2 with probability 1/2 each; then nothing else can swap.
     rng = np.random.default_rng(1)
-    draws = np.array([rankswap_partners(3, 2, rng) for _ in range(4000)])
+    draws = np.array([rankswap_partners(3, 2, rng, "moore") for _ in range(4000)])
     firsts = draws[:, 0]
     assert set(np.unique(firsts)) == {1, 2}
     assert abs(np.mean(firsts == 1) - 0.5) < 4 * math.sqrt(0.25 / 4000)
@@ -153,14 +224,34 @@ def test_bucket_helpers():
 # ---------------------------------------------------------------------------- partner arrays
 
 
+@pytest.mark.parametrize("variant", RANKSWAP_VARIANTS)
 @pytest.mark.parametrize("n,P", [(2, 1), (3, 2), (101, 1), (1080, 21), (1080, 1079), (4092, 409)])
-def test_rankswap_partners_involution_within_P(n, P):
-    pa = rankswap_partners(n, P, np.random.default_rng(n + P))
+def test_rankswap_partners_involution_within_P(n, P, variant):
+    pa = rankswap_partners(n, P, np.random.default_rng(n + P), variant)
     q = np.arange(n)
     assert np.array_equal(pa[pa], q)
     assert np.abs(pa - q).max() <= P
-    if n % 2 == 0 and P < n:
+    if n % 2 == 0 and (P >= 21 or variant != "inclusive"):
         assert np.mean(pa != q) > 0.95
+
+
+def test_inclusive_keeps_some_values_at_small_p(census):
+    # Census columns 0..6 have no ties: a cell equal to its original value was kept in place.
+    cols = [j for j in range(census.shape[1]) if np.unique(census[:, j]).size == len(census)]
+    assert len(cols) >= 5
+    rng = np.random.default_rng(21)
+    kept = {}
+    for v in RANKSWAP_VARIANTS:
+        for p in (2, 20):
+            y = mask("rankswap", census[:, cols], rng, p=p, variant=v)
+            kept[v, p] = int(np.sum(y == census[:, cols]))
+    assert kept["inclusive", 2] > kept["inclusive", 20] > 0
+    # about one value in P/2 stays (its own draw among ~P/2 free candidates): a loose bracket
+    P = rank_distance(2, len(census))
+    cells = len(census) * len(cols)
+    assert cells / (4 * P) < kept["inclusive", 2] < 4 * cells / P
+    # the exclusive rules keep a value only when its whole window is used up: never here
+    assert kept["moore", 2] == kept["argus", 2] == 0
 
 
 @pytest.mark.parametrize("variant", PDIST_VARIANTS)
@@ -208,28 +299,30 @@ def test_same_seed_same_output_other_seed_differs(census, name, params):
     assert not np.array_equal(mask(name, census, rng, **params), mask(name, census, rng, **params))
 
 
+@pytest.mark.parametrize("variant", RANKSWAP_VARIANTS)
 @pytest.mark.parametrize("p", [1, 5, 25, 100])
-def test_standard_never_beyond_P_no_ties(p):
+def test_standard_never_beyond_P_no_ties(p, variant):
     x = np.random.default_rng(6).standard_normal((500, 3))
     P = rank_distance(p, 500)
     for seed in range(3):
-        y = mask("rankswap", x, np.random.default_rng(seed), p=p)
+        y = mask("rankswap", x, np.random.default_rng(seed), p=p, variant=variant)
         gap = rank_gap(x, y)
         assert gap.max() <= P
         if p < 100:
             assert gap.max() >= P // 2  # the window is used, not only neighbours
 
 
+@pytest.mark.parametrize("variant", RANKSWAP_VARIANTS)
 @pytest.mark.parametrize("p", [2, 10])
-def test_standard_never_beyond_P_with_ties(census, p):
+def test_standard_never_beyond_P_with_ties(census, p, variant):
     rng = np.random.default_rng(7)
     x = np.random.default_rng(8).integers(0, 12, size=(400, 4)).astype(float)
     for data in (x, census):
         P = rank_distance(p, len(data))
         for rounding in ("floor", "ceil"):
-            y = mask("rankswap", data, rng, p=p, rounding=rounding)
+            y = mask("rankswap", data, rng, p=p, rounding=rounding, variant=variant)
             assert rank_gap(data, y).max() <= rank_distance(p, len(data), rounding)
-        assert rank_gap(data, mask("rankswap", data, rng, p=p)).max() <= P
+        assert rank_gap(data, mask("rankswap", data, rng, p=p, variant=variant)).max() <= P
 
 
 @pytest.mark.parametrize("variant", PDIST_VARIANTS)
@@ -274,6 +367,10 @@ def test_bad_choices_and_buckets(census):
         mask("rankswap_pdist", census, rng, p=5, variant="sideways")
     with pytest.raises(ValueError, match="parameter rounding"):
         mask("rankswap", census, rng, p=5, rounding="trunc")
+    with pytest.raises(ValueError, match="parameter variant"):
+        mask("rankswap", census, rng, p=5, variant="sdcmicro")
+    with pytest.raises(ValueError, match="variant must be one of"):
+        rankswap_partners(10, 2, rng, "both")
     for b in (1, 0, len(census) + 1, 2.5):
         with pytest.raises(ValueError, match="parameter buckets"):
             mask("rankswap_pbuckets", census, rng, buckets=b)
@@ -302,6 +399,7 @@ def test_registry_entries():
         m = get_method(name)
         assert m.family == "swapping" and m.randomised
     assert get_method("rankswap").check_params({"p": 2})["rounding"] == "floor"
+    assert get_method("rankswap").check_params({"p": 2})["variant"] == RANKSWAP_DEFAULT == "inclusive"
     assert get_method("rankswap_pdist").check_params({"p": 2})["variant"] == "distance"
 
 

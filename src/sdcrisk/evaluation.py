@@ -26,7 +26,12 @@ from .linkage.rank import rbrl
 from .masking import get_method
 from .masking.microaggregation import attribute_blocks
 from .masking.swapping import rank_distance
-from .measures import information_loss, interval_disclosure, scores
+from .experiments_belief import rsrl_candidate_masks
+from .belief import belief_from_candidate_sets, summarise
+from .measures import scores
+from .measures.information_loss import information_loss
+from .measures.interval_disclosure import interval_disclosure_by_attribute
+from .measures.scenarios import known_scenarios, scenario_average
 
 Rows = list[tuple[str, str, float]]
 
@@ -50,20 +55,30 @@ def percent(result) -> float:
 
 
 # ----------------------------------------------------------------------------- generic DLD/PLD/ID/IL
-def standard_components(x, y, scenario_sizes, opts) -> dict[str, float]:
-    """IL, ID and DLD/PLD averaged over the first-j-attributes scenarios (seed 002 §3)."""
+def interval_disclosure_known(x, y, opts) -> float:
+    """ID averaged over the same first-j-attributes scenarios as the linkage risks."""
+    per_attribute = interval_disclosure_by_attribute(x, y, **opts.get("id", {}))
+    return float(scenario_average(per_attribute, known_scenarios(x.shape[1])))
+
+
+def standard_components(x, y, scenario_sizes, opts, rng) -> dict[str, float]:
+    """IL, ID and DLD/PLD averaged over the first-j-attributes scenarios (seed 002 §3).
+
+    PRL gets its own Generator: its assignment breaks ties among equal weights at random, since
+    the masked file keeps the original record order and index-order ties would favour true links.
+    """
     dld = [percent(dbrl(x, y, known=np.arange(j))) for j in scenario_sizes]
-    pld = [percent(prl(x, y, known=np.arange(j), **opts.get("prl", {}))) for j in scenario_sizes]
+    pld = [percent(prl(x, y, known=np.arange(j), rng=rng, **opts.get("prl", {}))) for j in scenario_sizes]
     return {
         "IL": information_loss(x, y, **opts.get("il", {})),
-        "ID": interval_disclosure(x, y, **opts.get("id", {})),
+        "ID": interval_disclosure_known(x, y, opts),
         "DLD": float(np.mean(dld)),
         "PLD": float(np.mean(pld)),
     }
 
 
 # ----------------------------------------------------------------------------- families
-def rank_linkage(x, y, cell: Cell, opts) -> Rows:
+def rank_linkage(x, y, cell: Cell, opts, rng) -> Rows:
     """Seed 003: DBRL, RBRL-Sum, RBRL-Max with all attributes known (Tables 1-5)."""
     return [("DBRL", "all", percent(dbrl(x, y))),
             ("RBRL-Sum", "all", percent(rbrl(x, y, criterion="sum"))),
@@ -88,14 +103,14 @@ def _location_attack(x, y, cell: Cell) -> tuple[Callable[[int], float], list[int
     raise ValueError(f"location_scores: no location attack for method {cell.method!r}")
 
 
-def location_scores(x, y, cell: Cell, opts) -> Rows:
+def location_scores(x, y, cell: Cell, opts, rng) -> Rows:
     """Seed 002: L-RL counts per known attributes/groups (Tables 1, 2, 5, 9) and the score
     components IL, LLD, DLD, PLD, ID, Score1, Score2 (Tables 3, 4, 7, 8, 10, 11)."""
     n, m = x.shape
     attack, table_sizes, avg_sizes = _location_attack(x, y, cell)
     counts = {c: attack(c) for c in sorted(set(table_sizes) | set(avg_sizes))}
     rows: Rows = [("LLD_count", str(c), float(counts[c])) for c in table_sizes]
-    comp = standard_components(x, y, parse_range("1..half", m), opts)
+    comp = standard_components(x, y, parse_range("1..half", m), opts, rng)
     comp["LLD"] = 100.0 * float(np.mean([counts[c] for c in avg_sizes])) / n
     comp["Score1"] = scores.score1(comp["IL"], comp["DLD"], comp["PLD"], comp["ID"])
     comp["Score2"] = scores.score2(comp["IL"], comp["DLD"], comp["PLD"], comp["LLD"], comp["ID"])
@@ -115,14 +130,14 @@ def rsrl_distance(cell: Cell, n: int) -> int:
     raise ValueError(f"rsrl_scores: no RS-RL parameter for method {cell.method!r}")
 
 
-def rsrl_scores(x, y, cell: Cell, opts) -> Rows:
+def rsrl_scores(x, y, cell: Cell, opts, rng) -> Rows:
     """Seed 000: RS-RL % vs known attributes (Figs. 3-5), scores with RSLD (Tables 4-6),
     annotated-union RS-RL vs DBRL with half of the attributes known (Table 7)."""
     n, m = x.shape
     P = rsrl_distance(cell, n)
     pct = {c: percent(rsrl(x, y, known=np.arange(c), distance=P)) for c in range(1, m + 1)}
     rows: Rows = [("RSRL_pct", str(c), v) for c, v in pct.items()]
-    comp = standard_components(x, y, parse_range("1..half", m), opts)
+    comp = standard_components(x, y, parse_range("1..half", m), opts, rng)
     comp["RSLD"] = float(np.mean([pct[c] for c in parse_range("1..half", m)]))
     comp["DR_RSLD"] = scores.dr_rsld(comp["RSLD"], comp["DLD"], comp["PLD"], comp["ID"])
     comp["Score_RSLD"] = scores.score_rsld(comp["IL"], comp["RSLD"], comp["DLD"], comp["PLD"], comp["ID"])
@@ -139,7 +154,7 @@ def rsrl_scores(x, y, cell: Cell, opts) -> Rows:
     return rows
 
 
-def projected_scores(x, y, cell: Cell, opts) -> Rows:
+def projected_scores(x, y, cell: Cell, opts, rng) -> Rows:
     """Seed 001: DLD, PLD, ProLD-PCP, ProLD-Zscore vs known groups (Figs. 1-3) and the scores
     Score, ScoreNew, ScoreMax (Tables 1-4). Scenarios: the first g blocks, g = 2 .. all."""
     n, m = x.shape
@@ -151,7 +166,7 @@ def projected_scores(x, y, cell: Cell, opts) -> Rows:
         cols = np.concatenate(blocks[:g])
         vals = {
             "DLD": percent(dbrl(x, y, known=cols)),
-            "PLD": percent(prl(x, y, known=cols, **opts.get("prl", {}))),
+            "PLD": percent(prl(x, y, known=cols, rng=rng, **opts.get("prl", {}))),
             "ProLD_PCP": percent(projected_rl(x, y, np.arange(g), v, projection="pcp")),
             "ProLD_Zscore": percent(projected_rl(x, y, np.arange(g), v, projection="zscore")),
         }
@@ -160,30 +175,23 @@ def projected_scores(x, y, cell: Cell, opts) -> Rows:
             rows.append((k, str(g), val))
     comp = {k: float(np.mean(vs)) for k, vs in per.items()}
     comp["IL"] = information_loss(x, y, **opts.get("il", {}))
-    comp["ID"] = interval_disclosure(x, y, **opts.get("id", {}))
-    prold = max(comp["ProLD_PCP"], comp["ProLD_Zscore"])
-    comp["Score"] = scores.score(comp["IL"], comp["DLD"], comp["PLD"], comp["ID"])
+    comp["ID"] = interval_disclosure_known(x, y, opts)
+    prold = scores.prold(comp["ProLD_PCP"], comp["ProLD_Zscore"])
+    comp["Score"] = scores.score_standard(comp["IL"], comp["DLD"], comp["PLD"], comp["ID"])
     comp["ScoreNew"] = scores.score_new(comp["IL"], comp["DLD"], comp["PLD"], prold, comp["ID"])
     comp["ScoreMax"] = scores.score_max(comp["IL"], comp["DLD"], comp["PLD"], prold, comp["ID"])
     return rows + [(k, "", float(val)) for k, val in comp.items()]
 
 
-def belief_rsrl(x, y, cell: Cell, opts) -> Rows:
+def belief_rsrl(x, y, cell: Cell, opts, rng) -> Rows:
     """Seed 004 applied: RS-RL candidate sets as categorical mass assignments m_i(B_i) = 1;
     mean nonspecificity (bits), mean pignistic entropy (nats) and % of records whose true
-    record has positive pignistic probability, per number of known attributes."""
-    from .belief import belief_from_candidate_sets, summarise
-
+    record has positive pignistic probability, per number of known attributes (first c)."""
     n, m = x.shape
     P = rank_distance(dict(cell.params)["p"], n)
     rows: Rows = []
     for c in range(1, m + 1):
-        xs, ys = x[:, :c], y[:, :c]
-        a, b = rank_swap_intervals(xs, ys, P)
-        pos = np.argsort(np.argsort(ys, axis=0, kind="stable"), axis=0, kind="stable")
-        cand = np.ones((n, n), dtype=bool)
-        for j in range(c):
-            cand &= (a[:, j, None] <= pos[None, :, j]) & (pos[None, :, j] < b[:, j, None])
+        cand = rsrl_candidate_masks(x, y, np.arange(c), distance=P)
         s = summarise(belief_from_candidate_sets(cand, n, empty="vacuous"))
         rows += [("nonspecificity", str(c), s["mean_nonspecificity"]),
                  ("pignistic_entropy", str(c), s["mean_pignistic_entropy"]),
@@ -209,8 +217,9 @@ def run_cell(x: np.ndarray, cell: Cell, experiment: dict, seed: int) -> pd.DataF
     out = []
     for r in range(replicates):
         ss = cell.seed_sequence(seed, r)
-        rng = np.random.Generator(np.random.PCG64(ss))
-        y = method(x, rng, **dict(cell.params))
-        for measure, known, value in evaluate(x, y, cell, opts):
-            out.append((r, str(ss.entropy) + ":" + ",".join(map(str, ss.spawn_key or ())), measure, known, float(value)))
+        mask_seed, attack_seed = ss.spawn(2)
+        y = method(x, np.random.Generator(np.random.PCG64(mask_seed)), **dict(cell.params))
+        attack_rng = np.random.Generator(np.random.PCG64(attack_seed))
+        for measure, known, value in evaluate(x, y, cell, opts, attack_rng):
+            out.append((r, "-".join(map(str, ss.entropy)), measure, known, float(value)))
     return pd.DataFrame(out, columns=["replicate", "seed", "measure", "known", "value"])

@@ -81,6 +81,7 @@ def render_figure(aggregated_csv, experiment: dict, figure: str, name: str, out_
     ncols = len(measures) if kind == "links_vs_known" else 1
     fig, axes = plt.subplots(len(datasets), ncols, figsize=(4.2 * ncols + 1, 3.4 * len(datasets)), squeeze=False)
     published = _published(experiment["paper"])
+    published = published[published.method.isin(agg.method.unique())]
     for r, d in enumerate(datasets):
         rows = agg[agg.dataset == d]
         for c in range(ncols):

@@ -40,6 +40,7 @@ rule all:
         expand("tables/{name}.md", name=TABLES),
         expand("figures/{name}.png", name=FIGURES),
         expand("figures/{name}.pdf", name=FIGURES),
+        "tables/torra_belief_Texamples.csv",
         "tables/replication.csv",
         "tables/replication.md",
         "tables/replication_summary.json",

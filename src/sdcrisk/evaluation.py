@@ -199,12 +199,45 @@ def belief_rsrl(x, y, cell: Cell, opts, rng) -> Rows:
     return rows
 
 
+def _half_blocks(m: int, v: int) -> np.ndarray:
+    """The first half of the blocks of v attributes (at least one)."""
+    return np.arange(max(1, len(attribute_blocks(m, v)) // 2))
+
+
+ATTACKS: dict[str, Callable] = {
+    "DBRL": lambda x, y, known, v, rng: dbrl(x, y, known=known),
+    "RBRL-Sum": lambda x, y, known, v, rng: rbrl(x, y, known=known, criterion="sum"),
+    "RBRL-Max": lambda x, y, known, v, rng: rbrl(x, y, known=known, criterion="max"),
+    "PRL": lambda x, y, known, v, rng: prl(x, y, known=known, rng=rng),
+    # RS-RL with p unknown but bounded (seed 000 §3, last paragraph: "for example, the 20%")
+    "RS-RL(p<=20%)": lambda x, y, known, v, rng: rsrl(x, y, known=known, p=20.0),
+    "L-RL(MA)": lambda x, y, known, v, rng: lrl_microaggregation(x, y, known=known),
+    "Pro-RL-PCP": lambda x, y, known, v, rng: projected_rl(x, y, _half_blocks(x.shape[1], v), v, projection="pcp"),
+    "Pro-RL-Zscore": lambda x, y, known, v, rng: projected_rl(x, y, _half_blocks(x.shape[1], v), v,
+                                                             projection="zscore"),
+}
+
+
+def attack_matrix(x, y, cell: Cell, opts, rng) -> Rows:
+    """Beyond the papers: every attack against every masking method, % correctly linked.
+
+    The intruder knows the first half of the attributes (Pro-RL: the first half of the blocks
+    of size v, the method's own v where it has one, else 2). L-RL(MA) is the univariate
+    microaggregation location attack without knowing k: it links nothing on files that are not
+    microaggregated attribute by attribute."""
+    n, m = x.shape
+    known = np.arange(half(m))
+    v = int(dict(cell.params).get("v", 2))
+    return [(name, "half", percent(attack(x, y, known, v, rng))) for name, attack in ATTACKS.items()]
+
+
 EVALUATIONS: dict[str, Callable[..., Rows]] = {
     "rank_linkage": rank_linkage,
     "location_scores": location_scores,
     "rsrl_scores": rsrl_scores,
     "projected_scores": projected_scores,
     "belief_rsrl": belief_rsrl,
+    "attack_matrix": attack_matrix,
 }
 
 

@@ -70,6 +70,20 @@ def measure_by_method(ax, rows: pd.DataFrame, measure: str):
     ax.set_ylabel(f"{measure} ({UNITS.get(measure, '')})")
 
 
+def heatmap(ax, rows: pd.DataFrame, measures: list[str]):
+    """Method x attack matrix of % correctly linked (viridis: perceptually uniform, CVD-safe)."""
+    rows = rows[rows.measure.isin(measures)]
+    wide = rows.assign(label=rows.method + " " + rows.param).pivot_table(
+        index="label", columns="measure", values="mean", sort=False).reindex(columns=measures)
+    im = ax.imshow(wide.to_numpy(), cmap="viridis", vmin=0, vmax=100, aspect="auto")
+    ax.set_xticks(range(len(measures)), measures, rotation=45, ha="right", fontsize=7)
+    ax.set_yticks(range(len(wide)), wide.index, fontsize=7)
+    for (i, j), val in np.ndenumerate(wide.to_numpy()):
+        if np.isfinite(val):
+            ax.text(j, i, f"{val:.0f}", ha="center", va="center", fontsize=6, color="white" if val < 60 else "black")
+    ax.figure.colorbar(im, ax=ax, label="% correctly linked")
+
+
 def render_figure(aggregated_csv, experiment: dict, figure: str, name: str, out_png, out_pdf):
     agg = pd.read_csv(aggregated_csv, dtype={"known": str, "param": str}, keep_default_na=False)
     spec = experiment["figures"][figure]
@@ -79,7 +93,9 @@ def render_figure(aggregated_csv, experiment: dict, figure: str, name: str, out_
     measures = _as_list(spec.get("measure", []))
     kind = spec["kind"]
     ncols = len(measures) if kind == "links_vs_known" else 1
-    fig, axes = plt.subplots(len(datasets), ncols, figsize=(4.2 * ncols + 1, 3.4 * len(datasets)), squeeze=False)
+    width = 7.5 if kind == "heatmap" else 4.2 * ncols + 1
+    height = (5.0 if kind == "heatmap" else 3.4) * len(datasets)
+    fig, axes = plt.subplots(len(datasets), ncols, figsize=(width, height), squeeze=False)
     published = _published(experiment["paper"])
     published = published[published.method.isin(agg.method.unique())]
     for r, d in enumerate(datasets):
@@ -90,6 +106,10 @@ def render_figure(aggregated_csv, experiment: dict, figure: str, name: str, out_
                 links_vs_known(ax, rows, measures[c])
             elif kind == "measure_by_method":
                 measure_by_method(ax, rows, measures[0])
+            elif kind == "heatmap":
+                heatmap(ax, rows, measures)
+                ax.set_title(f"{d}", fontsize=9)
+                continue
             else:
                 param_curve(ax, rows, measures, published[published.dataset == d])
             ax.set_title(f"{d}", fontsize=9)

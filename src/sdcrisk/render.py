@@ -18,6 +18,7 @@ LAYOUTS = {
     "param_by_dataset_known": (["param"], ["dataset", "known"]),
     "param_by_dataset_measure": (["param"], ["dataset", "measure"]),
     "param_by_method_measure": (["method", "param"], ["measure"]),
+    "param_by_method_dataset_measure": (["method", "param"], ["dataset", "measure"]),
 }
 AVERAGED = {"", "all", "half", "groups"}
 

@@ -35,3 +35,13 @@ rule figure:
         name=lambda wc: wc.name,
     script:
         "../scripts/render_figure.py"
+
+
+rule belief_examples:
+    output:
+        csv=report("tables/torra_belief_Texamples.csv", category="Tables", caption="../report/table.rst"),
+        md="tables/torra_belief_Texamples.md",
+    log:
+        "logs/tables/torra_belief_Texamples.log",
+    script:
+        "../scripts/belief_examples.py"

@@ -1,5 +1,19 @@
-"""Record-linkage attacks of the papers (DBRL, PRL, RS-RL/L-RL, Pro-RL, RBRL)."""
+"""Record-linkage attacks of the papers, each returning a :class:`LinkResult`.
+
+* :func:`dbrl` distance-based (seed 003 §2), :func:`rbrl` rank-based (seed 003 §3);
+* :func:`prl` probabilistic, Fellegi-Sunter with EM and one-to-one assignment (seeds 000, 001);
+* :func:`rsrl`, :func:`rsrl_annotated_union`, :func:`lrl_microaggregation`, :func:`lrl_mdav`:
+  location linkage (seed 000 §3, §6; seed 002 §4);
+* :func:`projected_rl`: projected record linkage (seed 001 §4.1).
+"""
 
 from .base import LinkResult, prepare
+from .distance import dbrl, dbrl_restricted
+from .location import lrl_mdav, lrl_microaggregation, rank_swap_intervals, rsrl, rsrl_annotated_union
+from .probabilistic import COINCIDENCE_RULES, em_fellegi_sunter, prl
+from .projected import projected_rl
+from .rank import rank_matrix, rbrl
 
-__all__ = ["LinkResult", "prepare"]
+__all__ = ["LinkResult", "prepare", "dbrl", "dbrl_restricted", "rbrl", "rank_matrix", "prl", "COINCIDENCE_RULES",
+           "em_fellegi_sunter", "rsrl", "rsrl_annotated_union", "lrl_microaggregation", "lrl_mdav",
+           "rank_swap_intervals", "projected_rl"]

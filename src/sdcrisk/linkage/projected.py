@@ -53,9 +53,15 @@ def _zsum(block: np.ndarray) -> np.ndarray:
 
 
 def _oriented(scores: np.ndarray, block: np.ndarray) -> np.ndarray:
-    """Fix the arbitrary sign of a projection: positive covariance with the sum of z-scores."""
+    """Fix the arbitrary sign of a projection: positive covariance with the sum of z-scores, or,
+    when that vanishes (loadings summing to zero), with the block's first varying column."""
     s = scores - scores.mean()
-    return -scores if s @ _zsum(block) < 0 else scores
+    scale = np.sqrt(s @ s) * block.shape[0] * block.shape[1]
+    c = s @ _zsum(block)
+    if abs(c) <= 1e-9 * scale:
+        varying = np.flatnonzero(np.ptp(block, axis=0) > 0)
+        c = s @ (block[:, varying[0]] - block[:, varying[0]].mean()) if varying.size else 0.0
+    return -scores if c < 0 else scores
 
 
 def _affine_fit(block: np.ndarray, scores: np.ndarray) -> np.ndarray:

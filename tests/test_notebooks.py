@@ -1,0 +1,55 @@
+"""The per-paper notebooks (notebooks/{paper}.ipynb): valid nbformat, a cell tagged `parameters`
+that defines what workflow/rules/notebooks.smk passes, outputs stripped, one notebook per paper."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from sdcrisk import config as sdc_config
+
+REPO = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))
+PAPERS = sorted({e["paper"] for e in sdc_config.load(REPO / "config" / "config.yaml")["experiments"].values()})
+
+
+def _rule_parameters() -> set[str]:
+    """Names passed with `-r NAME` / `-p NAME` in the notebook rule."""
+    text = (REPO / "workflow" / "rules" / "notebooks.smk").read_text()
+    return set(re.findall(r"-[rp] (\w+) ", text))
+
+
+def test_one_notebook_per_paper():
+    """Every notebook belongs to a configured paper, and every paper with published values or
+    claims has a notebook (the belief paper publishes none but has one too)."""
+    import pandas as pd
+
+    stems = {p.stem for p in NOTEBOOKS}
+    published = set()
+    for name in ("published_values.csv", "published_claims.csv"):
+        published |= set(pd.read_csv(REPO / "published" / name)["paper"])
+    assert stems <= set(PAPERS)
+    assert published <= stems
+    assert "torra_belief" in stems
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_valid_parametrised_and_stripped(path):
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert nb.metadata["kernelspec"]["name"] == "python3"
+    tagged = [c for c in nb.cells if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(tagged) == 1 and tagged[0].cell_type == "code"
+    names = {t.id for node in ast.parse(tagged[0].source).body if isinstance(node, ast.Assign) for t in node.targets}
+    assert _rule_parameters() <= names, f"parameters cell lacks {_rule_parameters() - names}"
+    assert ast.literal_eval(next(n.value for n in ast.parse(tagged[0].source).body
+                                 if isinstance(n, ast.Assign) and n.targets[0].id == "paper")) == path.stem
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            assert cell.outputs == [] and cell.execution_count is None, "outputs must be stripped"
+            ast.parse(cell.source)  # every code cell is valid Python
+    assert any(c.cell_type == "markdown" and "claims" in c.source.lower() for c in nb.cells)

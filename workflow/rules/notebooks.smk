@@ -1,0 +1,42 @@
+# One narrative notebook per paper, executed by papermill on the rendered outputs and exported to HTML:
+# results/notebooks/{paper}.ipynb|.html from notebooks/{paper}.ipynb (source notebooks are output-free).
+# The notebooks read only tables/, figures/ and tables/replication.csv, so they run in seconds.
+
+# Papers of the configured experiments that have a notebook (pseudo-papers such as extra experiments
+# without a notebook are skipped).
+NOTEBOOK_PAPERS = sorted(p for p in {exp["paper"] for exp in config["experiments"].values()}
+                         if os.path.exists(os.path.join(REPO, "notebooks", f"{p}.ipynb")))
+
+
+def paper_artefacts(paper):
+    """The rendered tables (.csv, .md) and figures (.png) of one paper, from the TABLES/FIGURES maps."""
+    of_paper = lambda targets: [n for n, (exp, _) in targets.items() if config["experiments"][exp]["paper"] == paper]
+    return ([f"tables/{n}.{ext}" for n in of_paper(TABLES) for ext in ("csv", "md")]
+            + [f"figures/{n}.png" for n in of_paper(FIGURES)])
+
+
+rule notebook:
+    input:
+        notebook=os.path.join(REPO, "notebooks", "{paper}.ipynb"),
+        support=os.path.join(REPO, "workflow", "scripts", "notebook_support.py"),
+        artefacts=lambda wc: paper_artefacts(wc.paper),
+        replication="tables/replication.csv",
+    output:
+        ipynb="results/notebooks/{paper}.ipynb",
+        html=report("results/notebooks/{paper}.html", category="Notebooks"),
+    wildcard_constraints:
+        paper="|".join(NOTEBOOK_PAPERS) if NOTEBOOK_PAPERS else "NONE",
+    log:
+        "logs/notebooks/{paper}.log",
+    params:
+        tables_dir=lambda wc: os.path.abspath("tables"),
+        figures_dir=lambda wc: os.path.abspath("figures"),
+        replication_csv=lambda wc: os.path.abspath("tables/replication.csv"),
+        repo_dir=REPO,
+        out_dir="results/notebooks",
+    shell:
+        "papermill {input.notebook:q} {output.ipynb:q} -k python3 --no-progress-bar"
+        " -r paper {wildcards.paper} -r tables_dir {params.tables_dir:q} -r figures_dir {params.figures_dir:q}"
+        " -r replication_csv {params.replication_csv:q} -r repo_dir {params.repo_dir:q} > {log:q} 2>&1"
+        " && jupyter nbconvert --to html --output {wildcards.paper} --output-dir {params.out_dir:q}"
+        " {output.ipynb:q} >> {log:q} 2>&1"

@@ -11,8 +11,11 @@ NOTEBOOK_PAPERS = sorted(p for p in {exp["paper"] for exp in config["experiments
 def paper_artefacts(paper):
     """The rendered tables (.csv, .md) and figures (.png) of one paper, from the TABLES/FIGURES maps."""
     of_paper = lambda targets: [n for n, (exp, _) in targets.items() if config["experiments"][exp]["paper"] == paper]
+    extra = []
+    if paper == "torra_belief" and hasattr(rules, "belief_examples"):  # worked examples, not a config table
+        extra = [rules.belief_examples.output.csv, rules.belief_examples.output.md]
     return ([f"tables/{n}.{ext}" for n in of_paper(TABLES) for ext in ("csv", "md")]
-            + [f"figures/{n}.png" for n in of_paper(FIGURES)])
+            + [f"figures/{n}.png" for n in of_paper(FIGURES)] + extra)
 
 
 rule notebook:

@@ -33,10 +33,29 @@ def read_replication(path: str, paper: str) -> pd.DataFrame:
     return rep
 
 
+def _csv_tables(tables_dir: str, paper: str) -> dict[str, bool]:
+    """{table id: is tidy} for every tables/{paper}_{table}.csv; tidy = the published-table layout
+    (columns dataset, method, param, known, measure, mean, sd, n)."""
+    out = {}
+    for path in glob.glob(os.path.join(tables_dir, f"{paper}_*.csv")):
+        with open(path, encoding="utf-8") as fh:
+            header = set(fh.readline().strip().split(","))
+        out[os.path.basename(path)[len(paper) + 1:-4]] = {*KEYS, "mean", "sd", "n"} <= header
+    return out
+
+
 def table_names(tables_dir: str, paper: str) -> list[str]:
-    """Table ids rendered for ``paper`` (from tables/{paper}_{table}.csv), in natural order."""
-    names = [os.path.basename(p)[len(paper) + 1:-4] for p in glob.glob(os.path.join(tables_dir, f"{paper}_*.csv"))]
-    return sorted(names, key=natural_key)
+    """Ids of the paper's tidy tables (tables/{paper}_{table}.csv), in natural order."""
+    return sorted((t for t, tidy in _csv_tables(tables_dir, paper).items() if tidy), key=natural_key)
+
+
+def extra_tables(tables_dir: str, paper: str) -> list[str]:
+    """Ids of the paper's other CSV outputs (e.g. worked examples), in natural order."""
+    return sorted((t for t, tidy in _csv_tables(tables_dir, paper).items() if not tidy), key=natural_key)
+
+
+def read_extra(tables_dir: str, paper: str, table: str) -> pd.DataFrame:
+    return pd.read_csv(os.path.join(tables_dir, f"{paper}_{table}.csv"))
 
 
 def figure_paths(figures_dir: str, paper: str) -> list[str]:
@@ -136,7 +155,15 @@ def verdicts(rep: pd.DataFrame) -> str:
         if skewed:
             text += ". Systematically (every compared cell on one side, some differing): " + ", ".join(skewed)
         lines.append(text + ".")
-    return "\n".join(lines) if lines else "_No published cells for this paper in tables/replication.csv._"
+    if not lines:
+        lines.append("- _No published table cells for this paper in tables/replication.csv._")
+    cl = rep[rep["kind"] == "claim"]
+    if len(cl):
+        done = cl[cl["status"].isin(COMPARED)]
+        lines.append(f"- **Claims stated in the text**: {len(cl)}; {len(done)} evaluated in this run, of which "
+                     f"{int(done.status.isin(['match', 'close']).sum())} hold or come close and "
+                     f"{int((done.status == 'differs').sum())} differ (details in the claims section).")
+    return "\n".join(lines)
 
 
 def claims(rep: pd.DataFrame) -> pd.DataFrame:

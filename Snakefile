@@ -33,6 +33,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/cells.smk"
 include: "workflow/rules/render.smk"
 include: "workflow/rules/check.smk"
+include: "workflow/rules/notebooks.smk"
 
 rule all:
     input:
@@ -44,3 +45,5 @@ rule all:
         "tables/replication.csv",
         "tables/replication.md",
         "tables/replication_summary.json",
+        expand("results/notebooks/{paper}.ipynb", paper=NOTEBOOK_PAPERS),
+        expand("results/notebooks/{paper}.html", paper=NOTEBOOK_PAPERS),

@@ -76,6 +76,7 @@ def validate(cfg: dict, source: str = "config") -> dict:
         e = errors[0]
         where = ".".join(str(p) for p in e.absolute_path) or "(top level)"
         raise ConfigError(f"{source}: invalid value at '{where}': {e.message}")
+    load_plugins(cfg, source)
     from .masking import get_method
 
     datasets = cfg["datasets"]
@@ -113,6 +114,17 @@ def validate(cfg: dict, source: str = "config") -> dict:
             if "method" in table and table["method"] not in exp["methods"]:
                 raise ConfigError(f"{source}: {key}.tables.{tname}.method: {table['method']!r} is not swept by the experiment")
     return cfg
+
+
+def load_plugins(cfg: dict, source: str = "config") -> None:
+    """Import the modules listed under ``plugins`` (they register masking methods on import)."""
+    import importlib
+
+    for i, name in enumerate(cfg.get("plugins", []) or []):
+        try:
+            importlib.import_module(name)
+        except ImportError as exc:
+            raise ConfigError(f"{source}: plugins[{i}]: cannot import {name!r} ({exc})") from None
 
 
 def _sweep_for(sweep: dict, dataset: str, key: str, source: str) -> dict:

@@ -19,6 +19,7 @@ rule cell:
         cell=lambda wc: sdc_config.find_cell(config, wc.experiment, wc.dataset, wc.cell),
         experiment=lambda wc: config["experiments"][wc.experiment],
         seed=config["seed"],
+        plugins=config.get("plugins", []),
     script:
         "../scripts/run_cell.py"
 

@@ -188,7 +188,7 @@ def check_scenarios(data: dict, cells: bool, exhaustive: bool, per_size: int, pl
     print("\n=== 2. seed 002 Tables 7/8: optimal univariate MA, DLD/PLD scenario rule (published 2 decimals)")
     for table, name in (("T7", "census"), ("T8", "eia")):
         x = data[name]
-        n, m = x.shape
+        m = x.shape[1]
         pub = published_cells("nin2007_location_rl", table)
         rules = scenario_rules(m, exhaustive, per_size)
         masked = {k: mask("optimal_univariate_ma", x, None, k=k) for k in T78_K}

@@ -105,12 +105,21 @@ def microaggregation_intervals(x: np.ndarray, y: np.ndarray, rule: str = "group"
 
 # ---------------------------------------------------------------- linkage kernels
 @njit(cache=True)
+def _sqdist(xs, i, ys, l):
+    """Squared Euclidean distance between original row i and masked row l."""
+    d = 0.0
+    for t in range(xs.shape[1]):
+        v = xs[i, t] - ys[l, t]
+        d += v * v
+    return d
+
+
+@njit(cache=True)
 def _intersection_link(a, b, pos, order, xs, ys):
     n, c = a.shape
     links = np.full(n, -1, dtype=np.int64)
     sizes = np.zeros(n, dtype=np.int64)
     score = np.full(n, np.inf)
-    m = xs.shape[1]
     for i in range(n):
         js = 0
         for j in range(1, c):
@@ -129,10 +138,7 @@ def _intersection_link(a, b, pos, order, xs, ys):
             if not ok:
                 continue
             cnt += 1
-            d = 0.0
-            for t in range(m):
-                v = xs[i, t] - ys[l, t]
-                d += v * v
+            d = _sqdist(xs, i, ys, l)
             if d < best or (d == best and l < arg):
                 best = d
                 arg = l
@@ -149,7 +155,6 @@ def _annotated_union_link(a, b, order, xs, ys):
     sizes = np.zeros(n, dtype=np.int64)
     score = np.full(n, np.inf)
     count = np.zeros(ys.shape[0], dtype=np.int64)
-    m = xs.shape[1]
     for i in range(n):
         top = 0
         for j in range(c):
@@ -166,10 +171,7 @@ def _annotated_union_link(a, b, order, xs, ys):
                 l = order[k, j]
                 if count[l] == top:
                     cnt += 1
-                    d = 0.0
-                    for t in range(m):
-                        v = xs[i, t] - ys[l, t]
-                        d += v * v
+                    d = _sqdist(xs, i, ys, l)
                     if d < best or (d == best and l < arg):
                         best = d
                         arg = l

@@ -4,6 +4,7 @@ published values overlaid (hollow black markers) where the paper printed them.""
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -115,7 +116,7 @@ def render_figure(aggregated_csv, experiment: dict, figure: str, name: str, out_
             ax.set_title(f"{d}", fontsize=9)
             ax.grid(alpha=0.3)
             ax.legend(fontsize=6, ncol=2)
-    fig.suptitle(f"{name}: {spec.get('caption', '')}", fontsize=9)
+    fig.suptitle(textwrap.fill(f"{name}: {spec.get('caption', '')}", width=int(14 * width)), fontsize=9)
     fig.tight_layout()
     for out in (out_png, out_pdf):
         out = Path(out)

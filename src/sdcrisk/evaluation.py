@@ -31,7 +31,7 @@ from .belief import belief_from_candidate_sets, summarise
 from .measures import scores
 from .measures.information_loss import information_loss
 from .measures.interval_disclosure import interval_disclosure_by_attribute
-from .measures.scenarios import known_scenarios, scenario_average
+from .measures.scenarios import known_block_scenarios, known_scenarios, scenario_average
 
 Rows = list[tuple[str, str, float]]
 
@@ -167,13 +167,14 @@ def projected_scores(x, y, cell: Cell, opts, rng) -> Rows:
     blocks = attribute_blocks(m, v)
     rows: Rows = []
     prold = {"ProLD_PCP": [], "ProLD_Zscore": []}
-    for g in range(2, len(blocks) + 1) if len(blocks) > 1 else [1]:
+    for known in known_block_scenarios(len(blocks), first=min(2, len(blocks))):
+        g = known.size
         cols = np.concatenate(blocks[:g])
         vals = {
             "DLD": percent(dbrl(x, y, known=cols)),
             "PLD": percent(prl(x, y, known=cols, rng=rng, **opts.get("prl", {}))),
-            "ProLD_PCP": percent(projected_rl(x, y, np.arange(g), v, projection="pcp")),
-            "ProLD_Zscore": percent(projected_rl(x, y, np.arange(g), v, projection="zscore")),
+            "ProLD_PCP": percent(projected_rl(x, y, known, v, projection="pcp")),
+            "ProLD_Zscore": percent(projected_rl(x, y, known, v, projection="zscore")),
         }
         for k, val in vals.items():
             if k in prold:

@@ -126,8 +126,10 @@ def projected_rl(original, masked, known_blocks: Sequence[int] | None = None, v:
 
 def block_scenarios(m: int, v: int, first: int = 2) -> list[list[int]]:
     """The known-block scenarios of seed 001 Figs. 1-3: the first j blocks, j = ``first`` .. r."""
+    from ..measures.scenarios import known_block_scenarios
+
     r = len(_microaggregation()[0](check_int("m", m, 1), check_int("v", v, 1, m)))
-    return [list(range(j)) for j in range(min(first, r), r + 1)]
+    return [b.tolist() for b in known_block_scenarios(r, first=min(first, r))]
 
 
 __all__ = ["projected_rl", "projected_coordinates", "block_scenarios", "PROJECTIONS", "STANDARDISE"]

@@ -29,6 +29,9 @@ def test_quick_has_the_same_tables_and_figures():
     (lambda c: c.update({"sed": 1}), "top level"),
     (lambda c: c["experiments"]["nin2007_rankswap"]["methods"]["rankswap"].update({"p": [0]}), "rankswap.p"),
     (lambda c: c["experiments"]["nin2007_rankswap"].update({"datasets": ["census", "nosuch"]}), "nin2007_rankswap.datasets"),
+    (lambda c: c["experiments"]["nin2007_mdav"]["options"].update({"scenarios": "2-all"}), "nin2007_mdav.options.scenarios"),
+    (lambda c: c["experiments"]["nin2007_mdav"]["options"].update({"scenarios": "9..3"}), "nin2007_mdav.options.scenarios"),
+    (lambda c: c["experiments"]["nin2007_mdav"]["methods"]["mdav"].update({"scale": ["range"]}), "mdav.scale"),
 ])
 def test_bad_values_name_the_key(mutate, key):
     c = copy.deepcopy(QUICK)
@@ -55,3 +58,11 @@ def test_labels_match_published_style():
     assert ("muralidhar2016_rankswap", "rankswap", "p_pct=5") in labels
     assert ("muralidhar2016_additive", "additive_noise", "a=1") in labels
     assert ("nin2007_rankswap", "rankswap", "2") in labels
+
+
+def test_scenario_sizes_option():
+    from sdcrisk.evaluation import scenario_sizes
+    assert scenario_sizes({}, 13) == list(range(1, 8))      # default: one to half (rounded up)
+    assert scenario_sizes({"scenarios": "2..all"}, 10) == list(range(2, 11))
+    with pytest.raises(ValueError, match="scenarios"):
+        scenario_sizes({"scenarios": "5..2"}, 10)

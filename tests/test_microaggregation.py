@@ -175,6 +175,16 @@ def test_mdav_matches_reference(seed):
     np.testing.assert_array_equal(mdav_groups(x, k), _mdav_reference(z, k))
 
 
+def test_mdav_raw_scale_matches_reference():
+    rng = np.random.default_rng(7)
+    x = rng.lognormal(size=(58, 3)) * np.array([1.0, 50.0, 2000.0])
+    np.testing.assert_array_equal(mdav_groups(x, 4, scale="none"), _mdav_reference(x, 4))
+    # raw distances are dominated by the widest column, z-scores weigh all columns alike
+    assert not np.array_equal(mdav_groups(x, 4, scale="none"), mdav_groups(x, 4))
+    with pytest.raises(ValueError, match="scale"):
+        mdav_groups(x, 4, scale="minmax")
+
+
 def test_mdav_cluster_sizes(eia):
     x = eia[:1200]
     for k in (2, 3, 5, 10):

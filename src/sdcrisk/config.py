@@ -92,15 +92,30 @@ def validate(cfg: dict, source: str = "config") -> dict:
                 raise ConfigError(f"{source}: {key}.methods: {exc}") from None
             for d in exp["datasets"]:
                 grid = _sweep_for(sweep, d, f"{key}.methods.{method}", source)
-                for pname, values in grid.items():
+                params = {p.name: p for p in spec.params}
+                for pname, values in grid.items():  # each value alone first, so errors name its key
                     if not isinstance(values, list) or not values:
                         raise ConfigError(f"{source}: {key}.methods.{method}.{pname}: expected a non-empty list of values")
+                    for v in values if pname in params else ():
+                        try:
+                            params[pname].check(v, method)
+                        except ValueError as exc:
+                            raise ConfigError(f"{source}: {key}.methods.{method}.{pname}: {exc}") from None
+                for pname, values in grid.items():
                     for v in values:
                         try:
                             spec.check_params({**{p.name: p.default for p in spec.params if p.default is not None},
                                                **{q: vals[0] for q, vals in grid.items()}, pname: v})
                         except ValueError as exc:
                             raise ConfigError(f"{source}: {key}.methods.{method}.{pname}: {exc}") from None
+        spec_range = (exp.get("options") or {}).get("scenarios")
+        if spec_range is not None:
+            from .evaluation import parse_range
+            for d in exp["datasets"]:
+                m = len(datasets[d].get("columns") or []) or None
+                if m is not None and not parse_range(spec_range, m):
+                    raise ConfigError(f"{source}: {key}.options.scenarios: {spec_range!r} gives no scenario "
+                                      f"for data set {d!r} with {m} attributes; expected 'lo..hi' with lo <= hi")
         label = exp.get("label")
         if isinstance(label, dict):
             missing = set(exp["methods"]) - set(label)

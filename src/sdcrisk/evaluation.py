@@ -31,7 +31,7 @@ from .belief import belief_from_candidate_sets, summarise
 from .measures import scores
 from .measures.information_loss import information_loss
 from .measures.interval_disclosure import interval_disclosure_by_attribute
-from .measures.scenarios import known_block_scenarios, known_scenarios, scenario_average
+from .measures.scenarios import known_block_scenarios, scenario_average
 
 Rows = list[tuple[str, str, float]]
 
@@ -55,14 +55,29 @@ def percent(result) -> float:
 
 
 # ----------------------------------------------------------------------------- generic DLD/PLD/ID/IL
-def interval_disclosure_known(x, y, opts) -> float:
+DEFAULT_SCENARIOS = "1..half"
+
+
+def scenario_sizes(opts, m: int) -> list[int]:
+    """Sizes j of the first-j-attributes scenarios over which DLD, PLD and ID are averaged: the
+    experiment option ``scenarios`` (default ``"1..half"``, seed 002 §3 "from one to half of the
+    attributes"; ``"2..all"`` reads seed 001 §3.1 "varies from 2 to the total number")."""
+    spec = opts.get("scenarios", DEFAULT_SCENARIOS)
+    sizes = parse_range(spec, m)
+    if not sizes:
+        raise ValueError(f"scenarios: {spec!r} gives no scenario for {m} attributes; expected 'lo..hi', lo <= hi")
+    return sizes
+
+
+def interval_disclosure_known(x, y, opts, sizes) -> float:
     """ID averaged over the same first-j-attributes scenarios as the linkage risks."""
     per_attribute = interval_disclosure_by_attribute(x, y, **opts.get("id", {}))
-    return float(scenario_average(per_attribute, known_scenarios(x.shape[1])))
+    return float(scenario_average(per_attribute, [np.arange(j) for j in sizes]))
 
 
 def standard_components(x, y, scenario_sizes, opts, rng) -> dict[str, float]:
-    """IL, ID and DLD/PLD averaged over the first-j-attributes scenarios (seed 002 §3).
+    """IL, ID and DLD/PLD averaged over the first-j-attributes scenarios of ``scenario_sizes``
+    (seed 002 §3).
 
     PRL gets its own Generator: its assignment breaks ties among equal weights at random, since
     the masked file keeps the original record order and index-order ties would favour true links.
@@ -71,7 +86,7 @@ def standard_components(x, y, scenario_sizes, opts, rng) -> dict[str, float]:
     pld = [percent(prl(x, y, known=np.arange(j), rng=rng, **opts.get("prl", {}))) for j in scenario_sizes]
     return {
         "IL": information_loss(x, y, **opts.get("il", {})),
-        "ID": interval_disclosure_known(x, y, opts),
+        "ID": interval_disclosure_known(x, y, opts, scenario_sizes),
         "DLD": float(np.mean(dld)),
         "PLD": float(np.mean(pld)),
     }
@@ -110,7 +125,7 @@ def location_scores(x, y, cell: Cell, opts, rng) -> Rows:
     attack, table_sizes, avg_sizes = _location_attack(x, y, cell)
     counts = {c: attack(c) for c in sorted(set(table_sizes) | set(avg_sizes))}
     rows: Rows = [("LLD_count", str(c), float(counts[c])) for c in table_sizes]
-    comp = standard_components(x, y, parse_range("1..half", m), opts, rng)
+    comp = standard_components(x, y, scenario_sizes(opts, m), opts, rng)
     comp["LLD"] = 100.0 * float(np.mean([counts[c] for c in avg_sizes])) / n
     comp["Score1"] = scores.score1(comp["IL"], comp["DLD"], comp["PLD"], comp["ID"])
     comp["Score2"] = scores.score2(comp["IL"], comp["DLD"], comp["PLD"], comp["LLD"], comp["ID"])
@@ -137,8 +152,9 @@ def rsrl_scores(x, y, cell: Cell, opts, rng) -> Rows:
     P = rsrl_distance(cell, n)
     pct = {c: percent(rsrl(x, y, known=np.arange(c), distance=P)) for c in range(1, m + 1)}
     rows: Rows = [("RSRL_pct", str(c), v) for c, v in pct.items()]
-    comp = standard_components(x, y, parse_range("1..half", m), opts, rng)
-    comp["RSLD"] = float(np.mean([pct[c] for c in parse_range("1..half", m)]))
+    sizes = scenario_sizes(opts, m)
+    comp = standard_components(x, y, sizes, opts, rng)
+    comp["RSLD"] = float(np.mean([pct[c] for c in sizes]))
     comp["DR_RSLD"] = scores.dr_rsld(comp["RSLD"], comp["DLD"], comp["PLD"], comp["ID"])
     comp["Score_RSLD"] = scores.score_rsld(comp["IL"], comp["RSLD"], comp["DLD"], comp["PLD"], comp["ID"])
     rows += [(k, "", float(v)) for k, v in comp.items()]
@@ -159,9 +175,9 @@ def projected_scores(x, y, cell: Cell, opts, rng) -> Rows:
     the scores Score, ScoreNew, ScoreMax (Tables 1-4).
 
     Averages: ProLD over the known-group scenarios (the projection works per block); DLD, PLD and
-    ID over the first-j-attributes scenarios as in seed 002, which reproduces the seed 001 claim
-    DLD(MDAV v=3 k=25, Census) and seed 002 Table 10 far better than averaging over groups
-    (benchmarks/calibrate_mdav.py; REPLICATION.md)."""
+    ID over the first-j-attributes scenarios of the ``scenarios`` option (the paper config uses
+    j = 2..m, seed 001 §3.1; averaging over groups fits seed 002 Tables 10/11 far worse:
+    benchmarks/calibrate_mdav.py, REPLICATION.md)."""
     n, m = x.shape
     v = int(dict(cell.params)["v"])
     blocks = attribute_blocks(m, v)
@@ -180,7 +196,7 @@ def projected_scores(x, y, cell: Cell, opts, rng) -> Rows:
             if k in prold:
                 prold[k].append(val)
             rows.append((k, str(g), val))
-    comp = standard_components(x, y, parse_range("1..half", m), opts, rng)
+    comp = standard_components(x, y, scenario_sizes(opts, m), opts, rng)
     comp.update({k: float(np.mean(vs)) for k, vs in prold.items()})
     best = scores.prold(comp["ProLD_PCP"], comp["ProLD_Zscore"])
     comp["Score"] = scores.score_standard(comp["IL"], comp["DLD"], comp["PLD"], comp["ID"])

@@ -10,8 +10,10 @@ Registered methods (all deterministic):
 * ``individual_ranking_ma`` (k): per attribute, sorted values cut into consecutive groups of k,
   the n mod k remaining values joined to the last group (seed 003 §4; CALIBRATION-NOTES 1,
   :func:`fixed_size_groups`).
-* ``mdav`` (v, k): MDAV (seed 001 Algorithm 1, seed 002 §2.3) on each block of v attributes
-  ("Mic{v}-{k}"), Euclidean distance on z-scores (sample sd), :func:`mdav_groups`.
+* ``mdav`` (v, k, scale): MDAV (seed 001 Algorithm 1, seed 002 §2.3) on each block of v
+  attributes ("Mic{v}-{k}"), Euclidean distance on z-scores (sample sd; ``scale="z"``, the
+  mu-ARGUS / sdcMicro convention) or on the raw values (``scale="none"``, seed 001 Algorithm 1
+  as written), :func:`mdav_groups`.
 * ``pcp_ma`` / ``zscore_ma`` (v, k): projection microaggregation (seed 001 §3, Algorithm 2):
   each block projected to one value (:func:`sdcrisk.masking.projection.project`), records sorted
   by it and grouped by the optimal univariate partition of the projected values.
@@ -282,9 +284,13 @@ def _mdav_kernel(z, k):
     return labels
 
 
-def mdav_groups(block: np.ndarray, k: int) -> np.ndarray:
+MDAV_SCALES = ("z", "none")
+
+
+def mdav_groups(block: np.ndarray, k: int, scale: str = "z") -> np.ndarray:
     """MDAV cluster label of each record of ``block`` (n x v), seed 001 Algorithm 1 /
-    Domingo-Ferrer & Torra (2005), on the z-scores of the block (sample sd):
+    Domingo-Ferrer & Torra (2005), on the z-scores of the block (sample sd; ``scale="z"``) or on
+    its raw values (``scale="none"``):
 
     while at least 3k records remain: xr = record farthest from the centroid of the remaining
     records, a cluster of xr and its k-1 nearest records; xs = remaining record farthest from xr,
@@ -293,15 +299,21 @@ def mdav_groups(block: np.ndarray, k: int) -> np.ndarray:
     records form one cluster. Squared Euclidean distance; ties go to the lowest record index.
     (xs is sought among the records left after xr's cluster is removed, which equals the
     textbook "farthest from xr" except in exact distance ties.)"""
-    z = np.ascontiguousarray(standardise(block))
+    if scale not in MDAV_SCALES:
+        raise ValueError(f"scale must be one of {list(MDAV_SCALES)}, got {scale!r}")
+    z = np.ascontiguousarray(standardise(block) if scale == "z" else block, dtype=np.float64)
     k = check_int("k", k, 2, z.shape[0])
     return _mdav_kernel(z, k)
 
 
-@register("mdav", _V, _K, family="microaggregation", randomised=False)
-def mdav(x: np.ndarray, rng, *, v: int, k: int) -> np.ndarray:
-    """MDAV on blocks of v attributes, "Mic{v}-{k}" (seed 001 Algorithm 1, seed 002 §2.3)."""
-    return _blockwise("mdav", x, v, k, mdav_groups)
+@register("mdav", _V, _K,
+          Param("scale", "choice", choices=MDAV_SCALES, default="z",
+                doc="distances on z-scores (mu-ARGUS) or on raw values (seed 001 Algorithm 1)"),
+          family="microaggregation", randomised=False)
+def mdav(x: np.ndarray, rng, *, v: int, k: int, scale: str = "z") -> np.ndarray:
+    """MDAV on blocks of v attributes, "Mic{v}-{k}" (seed 001 Algorithm 1, seed 002 §2.3);
+    ``scale`` as in :func:`mdav_groups`."""
+    return _blockwise("mdav", x, v, k, lambda block, k: mdav_groups(block, k, scale))
 
 
 # ----------------------------------------------------------------------------------------------

@@ -79,6 +79,22 @@ def counts(x, y, bls, cm, rule):
     return out
 
 
+def report(ds, tag, rule, cells, count_fn, quiet=False):
+    """Print ours vs published Table 9 per MDAV cell and the MAD / trend summary of one rule."""
+    dev, sh = [], []
+    for (v, k), (x, y, bls) in cells.items():
+        ours = count_fn(x, y, bls)
+        pub = [T9[(ds, v, k, g)] for g in range(2, len(bls) + 1)]
+        dev += [o - p for o, p in zip(ours, pub)]
+        if len(pub) > 1:  # shape: sign of the change with more groups
+            sh += [np.sign(ours[-1] - ours[0]) == np.sign(pub[-1] - pub[0])]
+        if not quiet:
+            print(f"   {ds} {tag} {rule:8} Mic{v}-{k:02d} ours {ours} pub {[int(p) for p in pub]}")
+    dev = np.array(dev)
+    print(f"{ds} {tag} rule={rule}: MAD {np.abs(dev).mean():.1f} signed {dev.mean():+.1f} "
+          f"max {np.abs(dev).max():.0f}; trend sign agrees {sum(sh)}/{len(sh)}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sc", nargs="+", default=["raw", "z"])
@@ -94,18 +110,8 @@ def main():
             cells = {(v, k): masked(x0, v, k, sc, "last", a.mrule) for v in (2, 3, 4) for k in (5, 15, 25)}
             for cm in a.cm:
                 for rule in a.rule:
-                    dev, sh = [], []
-                    for (v, k), (x, y, bls) in cells.items():
-                        ours = counts(x, y, bls, cm, rule)
-                        pub = [T9[(ds, v, k, g)] for g in range(2, len(bls) + 1)]
-                        dev += [o - p for o, p in zip(ours, pub)]
-                        if len(pub) > 1:  # shape: sign of the change with more groups
-                            sh += [np.sign(ours[-1] - ours[0]) == np.sign(pub[-1] - pub[0])]
-                        if not a.quiet:
-                            print(f"   {ds} sc={sc} cm={cm} {rule:8} Mic{v}-{k:02d} ours {ours} pub {[int(p) for p in pub]}")
-                    dev = np.array(dev)
-                    print(f"{ds} sc={sc} cm={cm} rule={rule}: MAD {np.abs(dev).mean():.1f} signed {dev.mean():+.1f} "
-                          f"max {np.abs(dev).max():.0f}; trend sign agrees {sum(sh)}/{len(sh)}", flush=True)
+                    report(ds, f"sc={sc} cm={cm}", rule, cells, lambda x, y, bls: counts(x, y, bls, cm, rule),
+                           a.quiet)
 
 
 if __name__ == "__main__":

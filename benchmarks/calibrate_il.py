@@ -13,7 +13,7 @@ Masking: the registry's ``optimal_univariate_ma`` (k) and ``mdav`` (v, k) when r
 otherwise the small stand-ins below (Hansen-Mukherjee DP per attribute; standard MDAV on the
 standardised block, blocks of v consecutive attributes, a remainder block masked as well).
 
-Usage: python benchmarks/calibrate_il.py [--no-mdav] [--top N]
+Usage: python benchmarks/calibrate_il.py [--no-mdav] [--top N] [--mdav-scale z|none]
 """
 
 from __future__ import annotations
@@ -123,12 +123,12 @@ def mdav_standin(x, v, k):
     return out
 
 
-def masker(name):
+def masker(name, **fixed):
     try:
         from sdcrisk.masking.registry import get_method, mask
 
         get_method(name)
-        return (lambda x, **p: mask(name, x, np.random.default_rng(0), **p)), "registry"
+        return (lambda x, **p: mask(name, x, np.random.default_rng(0), **p, **fixed)), "registry"
     except Exception:  # noqa: BLE001 - not registered yet: use the stand-in
         if name == "optimal_univariate_ma":
             return (lambda x, k: optimal_univariate_standin(x, k)), "stand-in"
@@ -198,6 +198,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--no-mdav", action="store_true")
     ap.add_argument("--top", type=int, default=15)
+    ap.add_argument("--mdav-scale", default="none", help="MDAV distance scale (registry option 'scale')")
     args = ap.parse_args()
     if not PUBLISHED.is_file():
         sys.exit(f"published values not found: {PUBLISHED}")
@@ -211,7 +212,7 @@ def main():
     t0 = time.perf_counter()
     for (table, ds, method, param), pub in sorted(cells.items()):
         x = data[ds]
-        fn, src = masker(method)
+        fn, src = masker(method, **({"scale": args.mdav_scale} if method == "mdav" else {}))
         y = fn(x, **_params(method, param))
         group = f"{table}:{ds}"
         for a in il_alts:
@@ -239,6 +240,7 @@ def main():
         summarise("IL, MDAV cells (T10, T11; masking: see column 'mask')", il_dev, args.top, fmt, only=("T10", "T11"))
         summarise("ID, MDAV cells (T10, T11; 'first_j' = attributes, not blocks)", id_dev, args.top, fmt,
                   only=("T10", "T11"))
+        summarise("IL, all deterministic cells (T7, T8, T10, T11)", il_dev, args.top, fmt)
     default_il = tuple((k, ilm.DEFAULTS[k]) for k in ("il1", "zero", "cov_entries", "corr_entries", "il5"))
     print("\nIL default:", fmt(default_il))
     for g, v in sorted(il_dev[default_il].items()):

@@ -193,15 +193,73 @@ def check_claims(agg: pd.DataFrame, claims: pd.DataFrame, cfg: dict) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-# ----------------------------------------------------------------------------- report
+# ----------------------------------------------------------------------------- explanations
 EXPLANATIONS_FILE = "REPLICATION.md"
+UNEXPLAINED = "unexplained"
+_WHERE_KEYS = {"paper": "paper", "tables": "table", "datasets": "dataset", "methods": "method",
+               "measures": "measure"}
 
 
-def check(aggregated_paths, values_path, claims_path, cfg: dict, out_csv, out_md, out_summary) -> pd.DataFrame:
+def load_explanations(path) -> list[dict]:
+    """Read the known-differences file (``docs/known_differences.yaml``): a list ``groups`` of
+    ``{id, section, title, where}``; ``where`` is one criterion or a list of them. Raises
+    ValueError naming the file and the bad entry."""
+    import yaml
+
+    path = Path(path)
+    try:
+        doc = yaml.safe_load(path.read_text())
+    except (OSError, yaml.YAMLError) as exc:
+        raise ValueError(f"{path}: cannot read the known-differences file ({exc})") from exc
+    groups = doc.get("groups") if isinstance(doc, dict) else None
+    if not isinstance(groups, list) or not groups:
+        raise ValueError(f"{path}: expected a non-empty list under 'groups'")
+    out = []
+    for i, g in enumerate(groups):
+        where = g.get("where") if isinstance(g, dict) else None
+        crit = [where] if isinstance(where, dict) else where
+        if (not isinstance(g, dict) or not isinstance(g.get("id"), str) or not isinstance(g.get("title"), str)
+                or not isinstance(g.get("section"), int) or not isinstance(crit, list) or not crit):
+            raise ValueError(f"{path}: groups[{i}] needs id (text), section (integer), title (text) and where "
+                             "(a criterion or a non-empty list of criteria)")
+        for c in crit:
+            bad = sorted(set(c) - set(_WHERE_KEYS)) if isinstance(c, dict) else ["(not a mapping)"]
+            lists_ok = isinstance(c, dict) and all(isinstance(c[k], list) for k in c if k != "paper")
+            if bad or not lists_ok or not isinstance(c.get("paper", ""), str):
+                raise ValueError(f"{path}: groups[{i}] ({g['id']}): where keys must be among "
+                                 f"{sorted(_WHERE_KEYS)} (paper a name, the others lists), got {c!r}")
+        out.append({**g, "where": crit})
+    return out
+
+
+def explain(result: pd.DataFrame, groups: list[dict]) -> pd.Series:
+    """Group id of the first known difference matching each ``differs`` / ``missing`` row, ``""``
+    for rows that match or are close, :data:`UNEXPLAINED` when no group matches."""
+    out = pd.Series("", index=result.index, dtype=object)
+    todo = result.status.isin(["differs", "missing"])
+    out[todo] = UNEXPLAINED
+    for g in groups:
+        for crit in g["where"]:
+            hit = todo & (out == UNEXPLAINED)
+            for key, col in _WHERE_KEYS.items():
+                if key in crit:
+                    vals = [crit[key]] if key == "paper" else crit[key]
+                    hit &= result[col].astype(str).isin([str(v) for v in vals])
+            out[hit] = g["id"]
+    return out
+
+
+# ----------------------------------------------------------------------------- report
+def check(aggregated_paths, values_path, claims_path, cfg: dict, out_csv, out_md, out_summary,
+          explanations_path=None) -> pd.DataFrame:
+    """Write ``tables/replication.{csv,md}`` and the summary; ``explanations_path``: the
+    known-differences file (:func:`load_explanations`), read before anything is written."""
+    groups = load_explanations(explanations_path) if explanations_path is not None else []
     agg = read_aggregated(aggregated_paths)
     published = pd.read_csv(values_path, dtype=str, keep_default_na=False)
     claims = pd.read_csv(claims_path, dtype=str, keep_default_na=False)
     result = pd.concat([check_values(agg, published, cfg), check_claims(agg, claims, cfg)], ignore_index=True)
+    result["explanation"] = explain(result, groups)
     _atomic(out_csv, lambda p: result.to_csv(p, index=False, float_format="%.6g"))
     summary = {
         "cells": int((result.kind == "cell").sum()),
@@ -212,28 +270,41 @@ def check(aggregated_paths, values_path, claims_path, cfg: dict, out_csv, out_md
         },
     }
     _atomic(out_summary, lambda p: Path(p).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n"))
-    _atomic(out_md, lambda p: Path(p).write_text(markdown_report(result, summary)))
+    _atomic(out_md, lambda p: Path(p).write_text(markdown_report(result, summary, groups)))
     return result
 
 
-def markdown_report(result: pd.DataFrame, summary: dict) -> str:
+def markdown_report(result: pd.DataFrame, summary: dict, groups: list[dict] = ()) -> str:
     lines = ["# Replication check", "",
              "Every published table cell and text claim against its regenerated value. Status rules:",
              "`match` = within the published rounding or two combined standard errors; `close` = within",
              "1 percentage point or 5 % relative (record counts: 1 % of n); `differs` = anything else.",
-             f"Explanations of every `differs` group: see `{EXPLANATIONS_FILE}`.", "",
+             f"Each `differs` row names its cause group (below); the evidence is in `{EXPLANATIONS_FILE}`,",
+             "section \"Results and every `differs`\".", "",
              f"Cells: {summary['cells']}, claims: {summary['claims']}; status counts: {summary['status']}", "",
              "| paper | table | match | close | differs | missing |", "|---|---|---|---|---|---|"]
     for key, counts in summary["by_paper_table"].items():
         pa, ta = key.split("|")
         lines.append(f"| {pa} | {ta} | {counts.get('match', 0)} | {counts.get('close', 0)} | "
                      f"{counts.get('differs', 0)} | {counts.get('missing', 0)} |")
+    bad = result[result.status.isin(["differs", "missing"])]
+    counts = Counter(bad.explanation) if "explanation" in bad else Counter()
+    if counts:
+        lines += ["", "## Causes of the differences", "",
+                  f"| group | {EXPLANATIONS_FILE} item | cause | rows |", "|---|---|---|---|"]
+        seen = set()
+        for g in groups:
+            if g["id"] in counts and g["id"] not in seen:
+                seen.add(g["id"])
+                lines.append(f"| `{g['id']}` | {g['section']} | {g['title']} | {counts[g['id']]} |")
+        if counts.get(UNEXPLAINED):
+            lines.append(f"| `{UNEXPLAINED}` | - | no known cause matches | {counts[UNEXPLAINED]} |")
     lines += ["", "## Cells and claims that differ", "",
-              "| paper | table | dataset | method | param | known | measure | published | regenerated (sd, n) |",
-              "|---|---|---|---|---|---|---|---|---|"]
-    for _, r in result[result.status.isin(["differs", "missing"])].iterrows():
+              "| paper | table | dataset | method | param | known | measure | published | regenerated (sd, n) | cause |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for _, r in bad.iterrows():
         lines.append(f"| {r.paper} | {r.table} | {r.dataset} | {r.method} | {r.param} | {r.known} | {r.measure} | "
-                     f"{r.published:g} | {r['mean']:.2f} ({r.sd:.2f}, {r.n}) |")
+                     f"{r.published:g} | {r['mean']:.2f} ({r.sd:.2f}, {r.n}) | {r.get('explanation', '')} |")
     return "\n".join(lines) + "\n"
 
 

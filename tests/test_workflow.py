@@ -56,6 +56,8 @@ def test_check_files_complete(quick_run):
     assert (rep.kind == "cell").sum() == len(published)
     assert (rep.kind == "claim").sum() == len(claims)
     assert set(rep.status) <= {"match", "close", "differs", "missing"}
+    differs = rep.status.isin(["differs", "missing"])
+    assert rep.explanation[differs].notna().all() and rep.explanation[~differs].isna().all()
     summary = json.loads((quick_run / "tables" / "replication_summary.json").read_text())
     assert summary["cells"] == len(published) and summary["claims"] == len(claims)
     assert "Replication check" in (quick_run / "tables" / "replication.md").read_text()

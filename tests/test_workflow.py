@@ -3,8 +3,10 @@
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pandas as pd
@@ -71,6 +73,30 @@ def test_rerun_is_byte_identical_and_core_count_free(quick_run, tmp_path):
     snakemake(quick_run, "--cores", "1", "--configfile", str(QUICK))
     after = {p.name: p.read_bytes() for p in (quick_run / "tables").glob("*.csv")}
     assert before == after
+
+
+def test_killed_run_resumes_to_the_same_tables(quick_run, tmp_path):
+    """A run killed hard (SIGKILL, mid-way through the cells) resumes with --unlock and
+    --rerun-incomplete and ends with the same tables as an uninterrupted run."""
+    env = {**os.environ, "SDCRISK_DATA_MIRROR": str(mirror_dir())}
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+           "--cores", "2", "--configfile", str(QUICK)]
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 300
+    cells = tmp_path / "results" / "cells"
+    while time.monotonic() < deadline and proc.poll() is None:
+        if cells.is_dir() and sum(1 for _ in cells.rglob("*.parquet")) >= 5:
+            break
+        time.sleep(0.2)
+    assert proc.poll() is None, "the run finished before it could be killed"
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (tmp_path / "tables" / "replication.csv").exists()
+    snakemake(tmp_path, "--unlock", "--configfile", str(QUICK))
+    snakemake(tmp_path, "--cores", "2", "--configfile", str(QUICK), "--rerun-incomplete")
+    expected = {p.name: p.read_bytes() for p in (quick_run / "tables").glob("*.csv")}
+    assert {p.name: p.read_bytes() for p in (tmp_path / "tables").glob("*.csv")} == expected
 
 
 def test_bad_config_fails_before_any_job(tmp_path):

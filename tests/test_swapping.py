@@ -187,16 +187,26 @@ def test_standard_choice_is_uniform_among_unswapped():
 
 
 @pytest.mark.parametrize("variant", PDIST_VARIANTS)
-def test_pdist_two_records_probability(variant):
-    # n = 2, P = 1: m = rint(N(1/2, 1/2)) conditioned on m != 0. Position 0 fails iff m < 0, then
-    # position 1 fails iff its m > 0: Pr(no swap) = q (1 - q), q = Phi(-2) / (Phi(-2) + 1/2).
-    phi_m2 = 0.5 * math.erfc(2 / math.sqrt(2))
-    q = phi_m2 / (phi_m2 + 0.5)
-    expected = q * (1 - q)
+def test_pdist_draws_again_until_swapped(variant):
+    # n = 2, P = 1: position 0 fails only when m = rint(N(1/2, 1/2)) < 0 (clipped to 0), and then
+    # draws again, so the two values are always swapped (one draw alone fails with Pr ~ 0.04).
     rng = np.random.default_rng(2)
+    assert all(pdist_partners(2, 1, rng, variant)[0] == 1 for _ in range(5000))
+
+
+@pytest.mark.parametrize("variant", PDIST_VARIANTS)
+def test_pdist_three_records_partner_distribution(variant):
+    # n = 3, P = 2: m = rint(N(1, 1)) != 0; for position 0, m < 0 clips to 0 and is drawn again,
+    # so m = 1 with Pr a = (Phi(.5) - Phi(-.5)) / (1 - Phi(-.5)), else m >= 2, clipped to 2.
+    # distance: partner = m; window / direct: uniform in 1..m. Position 0 always swaps.
+    phi = lambda z: 0.5 * math.erfc(-z / math.sqrt(2))  # noqa: E731
+    a = (phi(0.5) - phi(-0.5)) / (1 - phi(-0.5))
+    expected = a if variant == "distance" else a + (1 - a) / 2
+    rng = np.random.default_rng(5)
     reps = 20000
-    kept = np.mean([pdist_partners(2, 1, rng, variant)[0] == 0 for _ in range(reps)])
-    assert abs(kept - expected) < 4 * math.sqrt(expected * (1 - expected) / reps)
+    first = np.array([pdist_partners(3, 2, rng, variant)[0] for _ in range(reps)])
+    assert (first != 0).all()
+    assert abs(np.mean(first == 1) - expected) < 4 * math.sqrt(expected * (1 - expected) / reps)
 
 
 def test_pbuckets_two_records_probability():

@@ -1,0 +1,119 @@
+"""Seed 003 Table 3 (p-distribution rank swapping, Census) under readings of the range restriction.
+
+Seed 003 §4: a maximum swapping distance m ~ N(P/2, P/2) is drawn per record, "with the usual
+restriction that one cannot swap the current record to an index below 0 or greater than n", then
+"the actual swapping distance ... is randomly chosen between 0 and the record's maximum".
+The package kernel (``sdcrisk.masking.swapping._pdist_kernel``) *clips* m to the file and, since
+this comparison, repeats a draw that yields no partner (``+retry``; up to ``PDIST_MAX_DRAWS``).
+Without the repetition (the earlier kernel) the records near the top of the file keep their values
+at large p (the clipped target n-1 is soon taken). Also read here: *redraw m until i + m lies in
+the file* (``redraw:``) instead of clipping; for the three partner readings.
+Prints DBRL / RBRL-Sum / RBRL-Max (% correct, all attributes) per p and the MAD against Table 3.
+Usage: python pdist_bounds.py [--reps 10] [--variants clip:distance redraw:direct ...]
+"""
+from __future__ import annotations
+import sys, pathlib; sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent), str(pathlib.Path(__file__).resolve().parents[1])]  # noqa: E401,E702
+
+import argparse
+import csv
+
+import numpy as np
+from numba import njit
+
+from common import ROOT, load  # noqa: E402
+from sdcrisk.linkage.distance import dbrl  # noqa: E402
+from sdcrisk.linkage.rank import rbrl  # noqa: E402
+from sdcrisk.masking.swapping import (PDIST_MAX_DRAWS, _bit_add, _bit_init, _bit_prefix,  # noqa: E402
+                                      _pdist_bound, _pdist_target, apply_partners, rank_distance,
+                                      sorted_order)
+
+MODES = {"window": 0, "direct": 1, "distance": 2}
+
+
+@njit(cache=True)
+def _redraw_bound(i, n, half, rng):
+    """Bound m ~ N(P/2, P/2) redrawn (instead of clipped) until 0 < |m| and i + m lies in the file."""
+    while True:
+        m = int(np.rint(rng.normal(half, half)))
+        if m != 0 and 0 <= i + m <= n - 1:
+            return m
+
+
+@njit(cache=True)
+def _kernel(n, P, mode, redraw, draws, rng):
+    """The package's ``_pdist_kernel`` with the boundary rule and the number of draws as options."""
+    partner = np.arange(n)
+    avail = np.ones(n, dtype=np.bool_)
+    tree, top = _bit_init(n)
+    half = 0.5 * P
+    for i in range(n):
+        if not avail[i]:
+            continue
+        avail[i] = False
+        _bit_add(tree, i, -1)
+        l = -1
+        if _bit_prefix(tree, n - 1) > 0:
+            for _ in range(draws):
+                m = _redraw_bound(i, n, half, rng) if redraw else _pdist_bound(i, n, half, rng)
+                l = _pdist_target(i, m, n, mode, avail, tree, top, rng)
+                if l >= 0:
+                    break
+        if l >= 0:
+            avail[l] = False
+            _bit_add(tree, l, -1)
+            partner[i] = l
+            partner[l] = i
+        else:
+            avail[i] = True
+            _bit_add(tree, i, 1)
+    return partner
+
+
+def mask(x, p, mode, redraw, retry, rng):
+    draws = PDIST_MAX_DRAWS if retry else 1
+    n = x.shape[0]
+    P = rank_distance(p, n)
+    out = np.empty_like(x)
+    for j in range(x.shape[1]):
+        col = x[:, j]
+        out[:, j] = apply_partners(col, _kernel(n, P, MODES[mode], redraw, draws, rng), sorted_order(col))
+    return out
+
+
+def published():
+    out = {}
+    for r in csv.DictReader(open(ROOT.parent / "shared/published/published_values.csv")):
+        if r["paper"] == "muralidhar2016_rank_rl" and r["table"] == "T3":
+            out[(float(r["param"].split("=")[1]), r["measure"])] = float(r["value"])
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=10)
+    ap.add_argument("--variants", nargs="+", default=[f"{b}:{m}{s}" for b in ("clip", "redraw")
+                                                      for m in MODES for s in ("", "+retry")])
+    a = ap.parse_args()
+    x = load("census")
+    pub = published()
+    for var in a.variants:
+        bound, mode = var.split(":")
+        retry = mode.endswith("+retry")
+        mode = mode.removesuffix("+retry")
+        rng = np.random.default_rng(20261123)
+        dev, rows = [], []
+        for p in (1, 5, 10, 25, 50, 100):
+            res = np.zeros((a.reps, 3))
+            for t in range(a.reps):
+                y = mask(x, p, mode, bound == "redraw", retry, rng)
+                res[t] = [dbrl(x, y).percent_correct, rbrl(x, y, criterion="sum").percent_correct,
+                          rbrl(x, y, criterion="max").percent_correct]
+            mean = res.mean(0)
+            pv = [pub[(p, m)] for m in ("DBRL", "RBRL-Sum", "RBRL-Max")]
+            dev += list(mean - pv)
+            rows.append(f"p={p}: " + " ".join(f"{o:5.1f}/{q:5.1f}" for o, q in zip(mean, pv)))
+        print(f"{var:22s} MAD {np.mean(np.abs(dev)):5.2f}  | " + " | ".join(rows), flush=True)
+
+
+if __name__ == "__main__":
+    main()

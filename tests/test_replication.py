@@ -56,7 +56,8 @@ def test_project_file_explains_every_committed_difference():
 @pytest.mark.parametrize("text, key", [
     ("groups: []", "non-empty list under 'groups'"),
     ("groups:\n  - {id: a, section: 1, title: A}", "groups[0] needs id"),
-    ("groups:\n  - {id: a, section: 1, title: A, where: {paper: p, tabels: [T1]}}", "groups[0] (a): where keys"),
+    ("groups:\n  - {id: a, section: 1, title: A, where: {paper: p, tabels: [T1]}}", "groups[0] (a): a where"),
+    ("groups:\n  - {id: a, section: 1, title: A, where: [{}]}", "groups[0] (a): a where"),
     ("groups:\n  - {id: a, section: 1, title: A, where: {tables: T1}}", "the others lists"),
     ("groups: [", "cannot read"),
 ])

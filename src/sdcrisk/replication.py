@@ -225,8 +225,8 @@ def load_explanations(path) -> list[dict]:
         for c in crit:
             bad = sorted(set(c) - set(_WHERE_KEYS)) if isinstance(c, dict) else ["(not a mapping)"]
             lists_ok = isinstance(c, dict) and all(isinstance(c[k], list) for k in c if k != "paper")
-            if bad or not lists_ok or not isinstance(c.get("paper", ""), str):
-                raise ValueError(f"{path}: groups[{i}] ({g['id']}): where keys must be among "
+            if bad or not c or not lists_ok or not isinstance(c.get("paper", ""), str):
+                raise ValueError(f"{path}: groups[{i}] ({g['id']}): a where criterion needs keys among "
                                  f"{sorted(_WHERE_KEYS)} (paper a name, the others lists), got {c!r}")
         out.append({**g, "where": crit})
     return out

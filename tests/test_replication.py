@@ -60,6 +60,8 @@ def test_project_file_explains_every_committed_difference():
     ("groups:\n  - {id: a, section: 1, title: A, where: [{}]}", "groups[0] (a): a where"),
     ("groups:\n  - {id: a, section: 1, title: A, where: {tables: T1}}", "the others lists"),
     ("groups: [", "cannot read"),
+    ("groups:\n  - {id: a, section: 1, title: A, where: {paper: p}}\n  - {id: a, section: 2, title: B, where: {paper: q}}",
+     "used twice"),
 ])
 def test_bad_known_differences_file_names_the_entry(tmp_path, text, key):
     bad = tmp_path / "known.yaml"

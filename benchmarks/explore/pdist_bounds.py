@@ -18,55 +18,12 @@ import argparse
 import csv
 
 import numpy as np
-from numba import njit
 
 from common import ROOT, load  # noqa: E402
 from sdcrisk.linkage.distance import dbrl  # noqa: E402
 from sdcrisk.linkage.rank import rbrl  # noqa: E402
-from sdcrisk.masking.swapping import (PDIST_MAX_DRAWS, _bit_add, _bit_init, _bit_prefix,  # noqa: E402
-                                      _pdist_bound, _pdist_target, apply_partners, rank_distance,
-                                      sorted_order)
-
-MODES = {"window": 0, "direct": 1, "distance": 2}
-
-
-@njit(cache=True)
-def _redraw_bound(i, n, half, rng):
-    """Bound m ~ N(P/2, P/2) redrawn (instead of clipped) until 0 < |m| and i + m lies in the file."""
-    while True:
-        m = int(np.rint(rng.normal(half, half)))
-        if m != 0 and 0 <= i + m <= n - 1:
-            return m
-
-
-@njit(cache=True)
-def _kernel(n, P, mode, redraw, draws, rng):
-    """The package's ``_pdist_kernel`` with the boundary rule and the number of draws as options."""
-    partner = np.arange(n)
-    avail = np.ones(n, dtype=np.bool_)
-    tree, top = _bit_init(n)
-    half = 0.5 * P
-    for i in range(n):
-        if not avail[i]:
-            continue
-        avail[i] = False
-        _bit_add(tree, i, -1)
-        l = -1
-        if _bit_prefix(tree, n - 1) > 0:
-            for _ in range(draws):
-                m = _redraw_bound(i, n, half, rng) if redraw else _pdist_bound(i, n, half, rng)
-                l = _pdist_target(i, m, n, mode, avail, tree, top, rng)
-                if l >= 0:
-                    break
-        if l >= 0:
-            avail[l] = False
-            _bit_add(tree, l, -1)
-            partner[i] = l
-            partner[l] = i
-        else:
-            avail[i] = True
-            _bit_add(tree, i, 1)
-    return partner
+from sdcrisk.masking.swapping import (_PDIST_MODE, PDIST_MAX_DRAWS, _pdist_kernel,  # noqa: E402
+                                      apply_partners, rank_distance, sorted_order)
 
 
 def mask(x, p, mode, redraw, retry, rng):
@@ -76,13 +33,13 @@ def mask(x, p, mode, redraw, retry, rng):
     out = np.empty_like(x)
     for j in range(x.shape[1]):
         col = x[:, j]
-        out[:, j] = apply_partners(col, _kernel(n, P, MODES[mode], redraw, draws, rng), sorted_order(col))
+        out[:, j] = apply_partners(col, _pdist_kernel(n, P, _PDIST_MODE[mode], rng, draws, redraw), sorted_order(col))
     return out
 
 
 def published():
     out = {}
-    for r in csv.DictReader(open(ROOT.parent / "shared/published/published_values.csv")):
+    for r in csv.DictReader(open(ROOT / "published" / "published_values.csv")):
         if r["paper"] == "muralidhar2016_rank_rl" and r["table"] == "T3":
             out[(float(r["param"].split("=")[1]), r["measure"])] = float(r["value"])
     return out
@@ -92,7 +49,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=10)
     ap.add_argument("--variants", nargs="+", default=[f"{b}:{m}{s}" for b in ("clip", "redraw")
-                                                      for m in MODES for s in ("", "+retry")])
+                                                      for m in _PDIST_MODE for s in ("", "+retry")])
     a = ap.parse_args()
     x = load("census")
     pub = published()

@@ -228,6 +228,8 @@ def load_explanations(path) -> list[dict]:
             if bad or not c or not lists_ok or not isinstance(c.get("paper", ""), str):
                 raise ValueError(f"{path}: groups[{i}] ({g['id']}): a where criterion needs keys among "
                                  f"{sorted(_WHERE_KEYS)} (paper a name, the others lists), got {c!r}")
+        if any(o["id"] == g["id"] for o in out):
+            raise ValueError(f"{path}: groups[{i}]: id {g['id']!r} used twice (list its criteria under one where)")
         out.append({**g, "where": crit})
     return out
 
@@ -288,23 +290,20 @@ def markdown_report(result: pd.DataFrame, summary: dict, groups: list[dict] = ()
         lines.append(f"| {pa} | {ta} | {counts.get('match', 0)} | {counts.get('close', 0)} | "
                      f"{counts.get('differs', 0)} | {counts.get('missing', 0)} |")
     bad = result[result.status.isin(["differs", "missing"])]
-    counts = Counter(bad.explanation) if "explanation" in bad else Counter()
-    if counts:
+    causes = Counter(bad.explanation)
+    if causes:
         lines += ["", "## Causes of the differences", "",
                   f"| group | {EXPLANATIONS_FILE} item | cause | rows |", "|---|---|---|---|"]
-        seen = set()
-        for g in groups:
-            if g["id"] in counts and g["id"] not in seen:
-                seen.add(g["id"])
-                lines.append(f"| `{g['id']}` | {g['section']} | {g['title']} | {counts[g['id']]} |")
-        if counts.get(UNEXPLAINED):
-            lines.append(f"| `{UNEXPLAINED}` | - | no known cause matches | {counts[UNEXPLAINED]} |")
+        lines += [f"| `{g['id']}` | {g['section']} | {g['title']} | {causes[g['id']]} |" for g in groups
+                  if causes[g["id"]]]
+        if causes[UNEXPLAINED]:
+            lines.append(f"| `{UNEXPLAINED}` | - | no known cause matches | {causes[UNEXPLAINED]} |")
     lines += ["", "## Cells and claims that differ", "",
               "| paper | table | dataset | method | param | known | measure | published | regenerated (sd, n) | cause |",
               "|---|---|---|---|---|---|---|---|---|---|"]
     for _, r in bad.iterrows():
         lines.append(f"| {r.paper} | {r.table} | {r.dataset} | {r.method} | {r.param} | {r.known} | {r.measure} | "
-                     f"{r.published:g} | {r['mean']:.2f} ({r.sd:.2f}, {r.n}) | {r.get('explanation', '')} |")
+                     f"{r.published:g} | {r['mean']:.2f} ({r.sd:.2f}, {r.n}) | {r.explanation} |")
     return "\n".join(lines) + "\n"
 
 

@@ -199,12 +199,14 @@ def _rankswap_kernel(n, P, mode, rng):
 
 
 @njit(cache=True)
-def _pdist_bound(i, n, half, rng):
-    """Swap distance bound m ~ N(P/2, P/2), rounded (redrawn while 0), clipped to the file."""
-    m = 0
-    while m == 0:
+def _pdist_bound(i, n, half, redraw, rng):
+    """Swap distance bound m ~ N(P/2, P/2), rounded (redrawn while 0), clipped to the file
+    (``redraw``: drawn again until i + m lies in the file instead; compared in
+    ``benchmarks/explore/pdist_bounds.py``)."""
+    while True:
         m = int(np.rint(rng.normal(half, half)))
-    return min(max(m, -i), n - 1 - i)
+        if m != 0 and (not redraw or 0 <= i + m <= n - 1):
+            return min(max(m, -i), n - 1 - i)
 
 
 @njit(cache=True)
@@ -231,8 +233,9 @@ PDIST_MAX_DRAWS = 1000
 
 
 @njit(cache=True)
-def _pdist_kernel(n, P, mode, rng):
-    """mode 0 = window, 1 = direct, 2 = distance (see :func:`pdist_partners`)."""
+def _pdist_kernel(n, P, mode, rng, draws=PDIST_MAX_DRAWS, redraw=False):
+    """mode 0 = window, 1 = direct, 2 = distance (see :func:`pdist_partners`); ``draws``: tries
+    per record before its value stays; ``redraw``: boundary rule of :func:`_pdist_bound`."""
     partner = np.arange(n)
     avail = np.ones(n, dtype=np.bool_)
     tree, top = _bit_init(n)
@@ -244,8 +247,8 @@ def _pdist_kernel(n, P, mode, rng):
         _bit_add(tree, i, -1)
         l = -1
         if _bit_prefix(tree, n - 1) > 0:  # some other position is still unswapped
-            for _ in range(PDIST_MAX_DRAWS):
-                l = _pdist_target(i, _pdist_bound(i, n, half, rng), n, mode, avail, tree, top, rng)
+            for _ in range(draws):
+                l = _pdist_target(i, _pdist_bound(i, n, half, redraw, rng), n, mode, avail, tree, top, rng)
                 if l >= 0:
                     break
         if l >= 0:

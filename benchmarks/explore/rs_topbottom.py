@@ -1,0 +1,86 @@
+"""Exploration (seed 002 T1-T4): Moore (1996) rank swapping as in the OECD/IHSN code read in
+sdcMicro (src/RankSwapping.h): descending sort, the top T % and bottom B % of each column replaced
+by their mean and not swapped, partner uniform among unswapped in j+1 .. j + N*P - 1 (N = the
+values left to swap). Prints T1/T2 counts and DLD/ID/IL against the published values.
+
+Usage: rs_topbottom.py T,B[;T,B...] p,p,... reps census,eia
+"""
+import sys, pathlib; sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent), str(pathlib.Path(__file__).resolve().parents[1])]  # noqa: E401,E702
+import numpy as np
+from numba import njit
+import rsties_lib as L
+
+
+@njit(cache=True)
+def _moore_window(nfree, W, rng):
+    """Partner of each of the nfree positions (sorted order): uniform among unswapped in j+1..r-1,
+    r = min(nfree, j + W); none free: the value stays."""
+    src = np.arange(nfree)
+    sw = np.zeros(nfree, dtype=np.bool_)
+    buf = np.empty(nfree, dtype=np.int64)
+    for j in range(nfree):
+        if sw[j]:
+            continue
+        r = min(nfree, j + W)
+        c = 0
+        for k in range(j + 1, r):
+            if not sw[k]:
+                buf[c] = k
+                c += 1
+        if c > 0:
+            l = buf[rng.integers(0, c)]
+            src[j] = l
+            src[l] = j
+            sw[j] = True
+            sw[l] = True
+    return src
+
+
+def mask_col(col, p, top, bottom, rng):
+    n = col.size
+    order = np.argsort(-col, kind='stable')          # descending
+    v = col[order].copy()
+    T = int(n * top / 100.0)
+    B = int(np.floor(n * bottom / 100.0))
+    if T:
+        v[:T] = v[:T].mean()
+    if B:
+        v[n - B:] = v[n - B:].mean()
+    free = np.arange(T, n - B)
+    nfree = free.size
+    W = int(nfree * p / 100.0)  # the code's (int)(j + N * P) window end, exclusive
+    src = _moore_window(nfree, W, rng)
+    vf = v[free][src]
+    v[free] = vf
+    out = np.empty_like(col)
+    out[order] = v
+    return out
+
+
+def mask(x, p, top, bottom, rng):
+    return np.column_stack([mask_col(x[:, j], p, top, bottom, rng) for j in range(x.shape[1])])
+
+
+if __name__ == '__main__':
+    sets = [tuple(float(t) for t in s.split(',')) for s in sys.argv[1].split(';')]
+    ps = [int(v) for v in sys.argv[2].split(',')]
+    reps = int(sys.argv[3])
+    dsets = sys.argv[4].split(',')
+    P = L.PUB.copy(); P['param'] = P.param.astype(float).astype(int)
+    for ds in dsets:
+        x = L.load(ds); n, m = x.shape
+        tc, ts = ('T1', 'T3') if ds == 'census' else ('T2', 'T4')
+        for top, bottom in sets:
+            for p in ps:
+                acc = []
+                for r in range(reps):
+                    y = mask(x, p, top, bottom, np.random.default_rng(1000 * p + r))
+                    c = L.lrl_counts(x, y, p, range(1, m + 1))
+                    acc.append([c[k] for k in range(1, m + 1)] + [L.dld(x, y), L.id_(x, y), L.il(x, y)])
+                a = np.mean(acc, axis=0)
+                pc = P[(P.table == tc) & (P.param == p)].set_index('known').value
+                pc.index = pc.index.astype(int)
+                ps_ = P[(P.table == ts) & (P.param == p)].set_index('measure').value
+                print(f"{ds} T={top} B={bottom} p={p} DLD {a[m]:.2f}/{ps_['DLD']} ID {a[m+1]:.2f}/{ps_['ID']} IL {a[m+2]:.2f}/{ps_['IL']}")
+                print('   ours', ' '.join(f'{v:.0f}' for v in a[:m]))
+                print('   pub ', ' '.join(f'{pc[k]:.0f}' for k in range(1, m + 1)), flush=True)

@@ -55,6 +55,14 @@ def _take(active, sel_pos):
 
 
 @njit(cache=True)
+def _label(active, sel_pos, labels, g):
+    """Give the records at positions ``sel_pos`` of ``active`` the label g; returns the rest."""
+    for a in range(sel_pos.size):
+        labels[active[sel_pos[a]]] = g
+    return _take(active, sel_pos)
+
+
+@njit(cache=True)
 def _nearest_pos(z, active, center_rec, k):
     d = _d2(z, active, z[center_rec])
     o = np.argsort(d, kind="mergesort")
@@ -87,10 +95,8 @@ def mdav_variant(z, k, rule):
                 first = xs
             p = _nearest_pos(z, active, first, k)
             cl = active[p]
-            for a in range(k):
-                labels[cl[a]] = g
+            active = _label(active, p, labels, g)
             g += 1
-            active = _take(active, p)
             if rule == 4:
                 continue
             if rule == 1:
@@ -102,21 +108,16 @@ def mdav_variant(z, k, rule):
         else:
             p = _farthest_pos(z, active, c, k)
             cl = active[p]
-            for a in range(k):
-                labels[cl[a]] = g
+            active = _label(active, p, labels, g)
             g += 1
-            active = _take(active, p)
             cc = _cent(z, cl)
             if rule == 2:
                 p = _farthest_pos(z, active, cc, k)
             else:
                 xs = active[np.argmax(_d2(z, active, cc))]
                 p = _nearest_pos(z, active, xs, k)
-        cl = active[p]
-        for a in range(k):
-            labels[cl[a]] = g
+        active = _label(active, p, labels, g)
         g += 1
-        active = _take(active, p)
     if active.size >= 2 * k and rule != 4:
         c = _cent(z, active)
         if rule == 2 or rule == 3:
@@ -128,11 +129,8 @@ def mdav_variant(z, k, rule):
                 xs = active[np.argmax(_d2(z, active, z[xr]))]
                 xr = min(xr, xs)
             p = _nearest_pos(z, active, xr, k)
-        cl = active[p]
-        for a in range(k):
-            labels[cl[a]] = g
+        active = _label(active, p, labels, g)
         g += 1
-        active = _take(active, p)
     for a in range(active.size):
         labels[active[a]] = g
     return labels

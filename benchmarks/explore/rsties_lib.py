@@ -177,6 +177,7 @@ def _lrl_ties(a, b, pos, order, xs, ys):
     true_min = np.zeros(n, dtype=np.bool_)
     first = np.zeros(n, dtype=np.bool_)
     size = np.zeros(n, dtype=np.int64)
+    dist = np.empty(n)
     for i in range(n):
         js = 0
         for j in range(1, c):
@@ -184,9 +185,8 @@ def _lrl_ties(a, b, pos, order, xs, ys):
                 js = j
         best = np.inf
         arg = -1
-        cnt = 0
         dtrue = np.inf
-        # pass 1: minimum
+        m = 0
         for k in range(a[i, js], b[i, js]):
             l = order[k, js]
             ok = True
@@ -196,30 +196,21 @@ def _lrl_ties(a, b, pos, order, xs, ys):
                     break
             if not ok:
                 continue
-            size[i] += 1
             d = 0.0
             for t in range(xs.shape[1]):
                 v = xs[i, t] - ys[l, t]
                 d += v * v
+            dist[m] = d
+            m += 1
             if l == i:
                 dtrue = d
             if d < best or (d == best and l < arg):
                 best = d
                 arg = l
-        for k in range(a[i, js], b[i, js]):
-            l = order[k, js]
-            ok = True
-            for j in range(c):
-                if pos[l, j] < a[i, j] or pos[l, j] >= b[i, j]:
-                    ok = False
-                    break
-            if not ok:
-                continue
-            d = 0.0
-            for t in range(xs.shape[1]):
-                v = xs[i, t] - ys[l, t]
-                d += v * v
-            if d == best:
+        size[i] = m
+        cnt = 0
+        for q in range(m):
+            if dist[q] == best:
                 cnt += 1
         nmin[i] = cnt
         true_min[i] = dtrue == best

@@ -5,6 +5,7 @@ centroid to the original record's block values; metric ``cm`` = "z" (original me
   inter      intersection over the first g blocks, DBRL inside, no link when empty (package rule)
   inter_fb   as inter, but an empty intersection falls back to plain DBRL on the known attributes
   annot      annotated union (seed 000 §6): records in the largest number of the g sets, DBRL inside
+  union      records in any of the g sets, DBRL inside
   unique     only singleton intersections (the intruder "can be sure"), counted when correct
 Usage: python mdav_t9.py --sc raw z --cm z raw --rule inter inter_fb annot unique [--ds census eia]
 """
@@ -55,6 +56,10 @@ def counts(x, y, bls, cm, rule):
             for t in range(g):
                 cnt += memb[t]
             cand = cnt == cnt.max(1, keepdims=True)
+        elif rule == "union":
+            cand = np.zeros((n, n), dtype=bool)
+            for t in range(g):
+                cand |= memb[t]
         else:
             cand = np.ones((n, n), dtype=bool)
             for t in range(g):

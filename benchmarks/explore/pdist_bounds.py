@@ -45,6 +45,24 @@ def published():
     return out
 
 
+def table3_line(label, x, mask_fn, reps, rng, ps=(1, 5, 10, 25, 50, 100)):
+    """Print DBRL / RBRL-Sum / RBRL-Max (mean of ``reps`` maskings ``mask_fn(x, p, rng)``) against
+    Table 3 for every p, and their mean absolute deviation."""
+    pub = published()
+    dev, rows = [], []
+    for p in ps:
+        res = np.zeros((reps, 3))
+        for t in range(reps):
+            y = mask_fn(x, p, rng)
+            res[t] = [dbrl(x, y).percent_correct, rbrl(x, y, criterion="sum").percent_correct,
+                      rbrl(x, y, criterion="max").percent_correct]
+        mean = res.mean(0)
+        pv = [pub[(p, m)] for m in ("DBRL", "RBRL-Sum", "RBRL-Max")]
+        dev += list(mean - pv)
+        rows.append(f"p={p}: " + " ".join(f"{o:5.1f}/{q:5.1f}" for o, q in zip(mean, pv)))
+    print(f"{label} MAD {np.mean(np.abs(dev)):5.2f}  | " + " | ".join(rows), flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=10)
@@ -52,24 +70,12 @@ def main():
                                                       for m in _PDIST_MODE for s in ("", "+retry")])
     a = ap.parse_args()
     x = load("census")
-    pub = published()
     for var in a.variants:
         bound, mode = var.split(":")
         retry = mode.endswith("+retry")
         mode = mode.removesuffix("+retry")
-        rng = np.random.default_rng(20261123)
-        dev, rows = [], []
-        for p in (1, 5, 10, 25, 50, 100):
-            res = np.zeros((a.reps, 3))
-            for t in range(a.reps):
-                y = mask(x, p, mode, bound == "redraw", retry, rng)
-                res[t] = [dbrl(x, y).percent_correct, rbrl(x, y, criterion="sum").percent_correct,
-                          rbrl(x, y, criterion="max").percent_correct]
-            mean = res.mean(0)
-            pv = [pub[(p, m)] for m in ("DBRL", "RBRL-Sum", "RBRL-Max")]
-            dev += list(mean - pv)
-            rows.append(f"p={p}: " + " ".join(f"{o:5.1f}/{q:5.1f}" for o, q in zip(mean, pv)))
-        print(f"{var:22s} MAD {np.mean(np.abs(dev)):5.2f}  | " + " | ".join(rows), flush=True)
+        table3_line(f"{var:22s}", x, lambda x, p, rng: mask(x, p, mode, bound == "redraw", retry, rng),
+                    a.reps, np.random.default_rng(20261123))
 
 
 if __name__ == "__main__":

@@ -3,7 +3,7 @@ order, so a swap can go down as well as up among still-unswapped positions. Dist
 target i + m, m ~ N(P/2, P/2) rounded (sign ``normal``: downward when m < 0; ``random``: |m| with a
 fair random sign), partner = nearest still-unswapped position at or beyond the target in that
 direction, a draw without partner repeated (up to 1000). Prints DBRL / RBRL-Sum / RBRL-Max
-against Table 3. Usage: python pdist_visit.py [reps]"""
+against Table 3 (``pdist_bounds.table3_line``). Usage: python pdist_visit.py [reps]"""
 from __future__ import annotations
 import sys, pathlib; sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent), str(pathlib.Path(__file__).resolve().parents[1])]  # noqa: E401,E702
 
@@ -11,9 +11,7 @@ import numpy as np
 from numba import njit
 
 from common import load  # noqa: E402
-from pdist_bounds import published  # noqa: E402
-from sdcrisk.linkage.distance import dbrl  # noqa: E402
-from sdcrisk.linkage.rank import rbrl  # noqa: E402
+from pdist_bounds import table3_line  # noqa: E402
 from sdcrisk.masking.swapping import apply_partners, rank_distance, sorted_order  # noqa: E402
 
 
@@ -51,27 +49,19 @@ def _kernel(n, P, random_sign, rng):
     return partner
 
 
+def mask(x, p, random_sign, rng):
+    n = x.shape[0]
+    P = rank_distance(p, n)
+    return np.column_stack([apply_partners(x[:, j], _kernel(n, P, random_sign, rng), sorted_order(x[:, j]))
+                            for j in range(x.shape[1])])
+
+
 def main():
     reps = int(sys.argv[1]) if len(sys.argv) > 1 else 5
     x = load("census")
-    n = x.shape[0]
-    pub = published()
     for name, rs in (("normal sign", False), ("random sign", True)):
-        rng = np.random.default_rng(20261123)
-        dev, rows = [], []
-        for p in (1, 5, 10, 25, 50):
-            P = rank_distance(p, n)
-            res = np.zeros((reps, 3))
-            for t in range(reps):
-                y = np.column_stack([apply_partners(x[:, j], _kernel(n, P, rs, rng), sorted_order(x[:, j]))
-                                     for j in range(x.shape[1])])
-                res[t] = [dbrl(x, y).percent_correct, rbrl(x, y, criterion="sum").percent_correct,
-                          rbrl(x, y, criterion="max").percent_correct]
-            mean = res.mean(0)
-            pv = [pub[(p, m)] for m in ("DBRL", "RBRL-Sum", "RBRL-Max")]
-            dev += list(mean - pv)
-            rows.append(f"p={p}: " + " ".join(f"{o:5.1f}/{q:5.1f}" for o, q in zip(mean, pv)))
-        print(f"{name:12s} MAD {np.mean(np.abs(dev)):5.2f} | " + " | ".join(rows), flush=True)
+        table3_line(f"{name:12s}", x, lambda x, p, rng: mask(x, p, rs, rng), reps,
+                    np.random.default_rng(20261123), ps=(1, 5, 10, 25, 50))
 
 
 if __name__ == "__main__":

@@ -10,12 +10,13 @@ file's mean and sd instead; ``"none"`` uses raw values. A masked column with zer
 microaggregated) has standardised value 0 rather than NaN.
 
 Ties: the link is the *first* argmin, i.e. among masked records at exactly the same distance the
-lowest masked index wins. The distances are computed blockwise with BLAS as
-``||a||^2 + ||b||^2 - 2 a.b``, whose rounding error (about ``eps * (||a||^2 + ||b||^2)``) can reorder
-nearly tied candidates; every candidate within a small relative tolerance of the block minimum is
-therefore re-scored with the direct formula ``sum_j (a_j - b_j)^2`` (the same arithmetic as a
-brute-force ``scipy.spatial.distance.cdist(..., "sqeuclidean")``), and the lowest index among the
-exact minima is chosen. Memory stays at one ``block x n`` float64 matrix.
+lowest masked index wins. A numba kernel accumulates the direct squared differences of one
+original record against every masked record, attribute by attribute (contiguous loops that
+vectorise; one vector of length n is held, never the n x n matrix), and keeps the candidates
+within a small relative tolerance of the minimum. Those few are re-scored with numpy's
+``sum_j (a_j - b_j)^2`` (the arithmetic of a brute-force
+``scipy.spatial.distance.cdist(..., "sqeuclidean")``), whose summation order can differ from the
+kernel's in the last bit, and the lowest index among the exact minima is chosen.
 """
 
 from __future__ import annotations
@@ -23,12 +24,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import numpy as np
+from numba import njit
 
 from .base import LinkResult, prepare
 
 BLOCK = 512
-# Relative tolerance (times ||a||^2 + max ||b||^2) under which BLAS distances are re-scored exactly:
-# far above the expansion's rounding error (~ m * eps), far below real distance gaps.
+# Relative tolerance (times ||a||^2 + max ||b||^2) under which kernel distances are re-scored with
+# numpy: far above any summation-order rounding error (~ m * eps), far below real distance gaps.
 _REL_TOL = 1e-10
 _PAIR_CHUNK = 1 << 18
 
@@ -94,6 +96,44 @@ def _exact_best(a: np.ndarray, b: np.ndarray, rows: np.ndarray, cols: np.ndarray
     return best_c, best_d
 
 
+@njit(cache=True)
+def _sq_distances(a, i, bt, acc):
+    """acc[l] = sum_j (a[i, j] - bt[j, l])^2 (attribute-outer loops over l vectorise)."""
+    acc[:] = 0.0
+    for j in range(bt.shape[0]):
+        q = a[i, j]
+        row = bt[j]
+        for l in range(bt.shape[1]):
+            v = q - row[l]
+            acc[l] += v * v
+
+
+@njit(cache=True)
+def _near_pairs(a, bt, mask, use_mask, tol, rows, cols, has):
+    """Per row i of ``a``: the columns l with ``sum_j (a[i, j] - bt[j, l])^2 <= min + tol[i]`` over
+    the allowed l (``mask[i]`` when ``use_mask``), written in order into ``rows``/``cols``;
+    ``has[i]``: row i had an allowed column. Returns the pair count, or -1 if the buffers are full."""
+    nl = bt.shape[1]
+    acc = np.empty(nl)
+    k = 0
+    for i in range(a.shape[0]):
+        _sq_distances(a, i, bt, acc)
+        dmin = np.inf
+        for l in range(nl):
+            if (not use_mask or mask[i, l]) and acc[l] < dmin:
+                dmin = acc[l]
+        has[i] = dmin < np.inf
+        thr = dmin + tol[i]
+        for l in range(nl):
+            if acc[l] <= thr and (not use_mask or mask[i, l]):
+                if k == rows.size:
+                    return -1
+                rows[k] = i
+                cols[k] = l
+                k += 1
+    return k
+
+
 def nearest(a: np.ndarray, b: np.ndarray, allowed: Callable[[int, int], np.ndarray] | None = None,
             block: int = BLOCK) -> tuple[np.ndarray, np.ndarray]:
     """Index of the nearest row of ``b`` (squared Euclidean) for every row of ``a``, first argmin.
@@ -103,27 +143,26 @@ def nearest(a: np.ndarray, b: np.ndarray, allowed: Callable[[int, int], np.ndarr
     sets); a row with no eligible candidate gets index -1 and distance inf.
     Returns ``(index, squared distance)``.
     """
+    a = np.ascontiguousarray(a, dtype=np.float64)
     n = a.shape[0]
     links = np.full(n, -1, dtype=np.int64)
     dist = np.full(n, np.inf)
-    bb = np.einsum("ij,ij->i", b, b)
-    bmax = bb.max(initial=0.0)
-    bt2 = -2.0 * b.T  # ||a||^2 is constant per row: rank by ||b||^2 - 2 a.b, re-score exactly
+    bt = np.ascontiguousarray(np.asarray(b, dtype=np.float64).T)
+    bmax = np.einsum("ij,ij->i", b, b).max(initial=0.0)
+    no_mask = np.ones((1, 1), dtype=np.bool_)
+    cap = 4 * min(block, n) + 16
     for start in range(0, n, block):
         stop = min(start + block, n)
         ab = a[start:stop]
-        aa = np.einsum("ij,ij->i", ab, ab)
-        d2 = ab @ bt2
-        d2 += bb
-        if allowed is not None:
-            mask = allowed(start, stop)
-            d2[~mask] = np.inf
-        dmin = d2.min(axis=1)
-        has = np.isfinite(dmin)
-        tol = _REL_TOL * (aa + bmax)
-        near = d2 <= (dmin + tol)[:, None]
-        near[~has] = False
-        rows, cols = np.nonzero(near)
+        tol = _REL_TOL * (np.einsum("ij,ij->i", ab, ab) + bmax)
+        mask = no_mask if allowed is None else np.ascontiguousarray(allowed(start, stop), dtype=np.bool_)
+        has = np.zeros(stop - start, dtype=np.bool_)
+        k = -1
+        while k < 0:  # near-ties are rare: buffers of 4 pairs per row, doubled when full
+            rows, cols = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
+            k = _near_pairs(ab, bt, mask, allowed is not None, tol, rows, cols, has)
+            cap *= 1 if k >= 0 else 2
+        rows, cols = rows[:k], cols[:k]
         c, d = _exact_best(ab, b, rows, cols, stop - start)
         links[start:stop] = np.where(has, c, -1)
         dist[start:stop] = np.where(has, d, np.inf)

@@ -7,8 +7,10 @@ files, original record ``i`` is linked to the masked record ``l`` minimising
 
 first argmin (lowest masked index on ties). Ranks are ``scipy.stats.rankdata`` ranks, by default
 ``method="average"`` (CALIBRATION-NOTES 1: average ranks reproduce seed 003 Table 5). Ranks are
-doubled so that average ranks are integers and all arithmetic is exact; the ``n x n`` comparison
-runs in a numba loop that abandons a candidate as soon as its partial criterion exceeds the best.
+doubled so that average ranks are integers and all arithmetic is exact. The search is brute force
+over all masked records, one original record at a time: the criterion of every candidate is
+accumulated attribute by attribute into one vector (contiguous, 32-bit when it cannot overflow, so
+the loops vectorise), and only that vector of length n is held, never the ``n x n`` matrix.
 """
 
 from __future__ import annotations
@@ -31,30 +33,33 @@ def rank_matrix(z: np.ndarray, method: str = "average") -> np.ndarray:
 
 
 @njit(cache=True)
-def _rbrl_kernel(r, s, use_max):
+def _rbrl_kernel(r, st, use_max):
+    """First argmin over l of Criterion_j |r[i, j] - st[j, l]| for every i (``st``: masked ranks, transposed)."""
     n, m = r.shape
-    nl = s.shape[0]
+    nl = st.shape[1]
+    acc = np.empty(nl, dtype=st.dtype)
     links = np.empty(n, dtype=np.int64)
     score = np.empty(n, dtype=np.int64)
     for i in range(n):
-        best = np.iinfo(np.int64).max
-        arg = -1
+        q = r[i, 0]
+        row = st[0]
         for l in range(nl):
-            d = 0
-            for j in range(m):
-                v = abs(r[i, j] - s[l, j])
-                if use_max:
-                    if v > d:
-                        d = v
-                else:
-                    d += v
-                if d >= best:  # cannot beat the current (lower-index) best
-                    break
-            if d < best:
-                best = d
+            acc[l] = abs(q - row[l])
+        for j in range(1, m):
+            q = r[i, j]
+            row = st[j]
+            if use_max:
+                for l in range(nl):
+                    acc[l] = max(acc[l], abs(q - row[l]))
+            else:
+                for l in range(nl):
+                    acc[l] += abs(q - row[l])
+        arg = 0
+        for l in range(1, nl):
+            if acc[l] < acc[arg]:
                 arg = l
         links[i] = arg
-        score[i] = best
+        score[i] = acc[arg]
     return links, score
 
 
@@ -68,5 +73,7 @@ def rbrl(original, masked, known=None, criterion: str = "sum", ranks: str = "ave
         raise ValueError(f"criterion must be one of {list(CRITERIA)}, got {criterion!r}")
     x, y = prepare(original, masked, known)
     r, s = rank_matrix(x, ranks), rank_matrix(y, ranks)
-    links, score = _rbrl_kernel(r, s, criterion == "max")
+    # doubled ranks are <= 2n, so a sum over m attributes fits 32 bits while 2 n m < 2**31
+    dtype = np.int32 if 2 * max(r.shape[0], s.shape[0]) * max(r.shape[1], 1) < 2**31 else np.int64
+    links, score = _rbrl_kernel(r.astype(dtype), np.ascontiguousarray(s.T, dtype=dtype), criterion == "max")
     return LinkResult(links=links, score=score / 2.0)

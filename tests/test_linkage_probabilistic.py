@@ -194,7 +194,6 @@ def test_known_subset_and_scores(small):
     ({"coincidence": "nearest", "neighbours": 1.5}, "neighbours"),
     ({"known": [0, 9]}, "known"),
     ({"rng": 3}, "rng"),
-    ({"block_rows": 0}, "block_rows"),
 ])
 def test_bad_parameters(small, kwargs, word):
     with pytest.raises(ValueError, match=word):

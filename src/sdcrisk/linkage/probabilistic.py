@@ -26,9 +26,10 @@ so the rule is selectable (``coincidence=``):
                 distance-based record linkage. Parameter-free at its default.
 
 Every rule is an interval ``lo_ij <= z_bj <= hi_ij`` on a per-column key ``z`` (the masked
-value or its rank), so the coincidence patterns of all n^2 pairs are computed in row blocks as
-small integers (one bit per attribute). EM runs on the at most 2^c pattern counts, never on
-the pairs. The assignment is solved sparsely: only pairs whose weight exceeds the minimum
+value or its rank), so the coincidence pattern of a pair is a small integer (one bit per
+attribute), computed one original record at a time in a numba kernel: a first pass counts the
+pairs per pattern, a second keeps only the edge pairs below; the n^2 patterns are never stored.
+EM runs on the at most 2^c pattern counts, never on the pairs. The assignment is solved sparsely: only pairs whose weight exceeds the minimum
 pattern weight (normally the all-disagree pattern) are edges, and a private dummy column per
 original record stands for "only background weight left"; this is equivalent to the dense
 assignment (every non-edge has the minimum weight), and such records are returned unlinked
@@ -41,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 from scipy.stats import rankdata
 
@@ -48,7 +50,6 @@ from ..validation import check_int, check_real
 from .base import LinkResult, prepare
 
 COINCIDENCE_RULES = ("exact", "rank", "value", "nearest")
-_BLOCK_ROWS = 512
 _MAX_KNOWN = 20  # 2^20 patterns; pattern codes fit in uint32 and the EM table stays small
 
 
@@ -95,18 +96,24 @@ def em_fellegi_sunter(counts, c: int | None = None, *, p0: float | None = None, 
     total = f.sum()
     p = 1.0 / np.sqrt(total) if p0 is None else check_real("p0", p0, 0.0, 1.0, low_open=True, high_open=True)
     m = np.full(c, check_real("m0", m0, 0.0, 1.0, low_open=True, high_open=True))
-    u = np.clip((f @ g) / total, eps, 1 - eps)
+    h = 1 - g
+    hi = 1 - eps
+
+    def clip(a):  # np.clip(a, eps, 1 - eps) without its per-call overhead (same values)
+        return np.minimum(np.maximum(a, eps), hi)
+
+    u = clip((f @ g) / total)
     converged = False
     it = 0
     for it in range(1, max_iter + 1):
-        log_m = g @ np.log(m) + (1 - g) @ np.log1p(-m) + np.log(p)
-        log_u = g @ np.log(u) + (1 - g) @ np.log1p(-u) + np.log1p(-p)
-        tau = 1.0 / (1.0 + np.exp(np.clip(log_u - log_m, -700, 700)))  # P(M | pattern)
+        log_m = g @ np.log(m) + h @ np.log1p(-m) + np.log(p)
+        log_u = g @ np.log(u) + h @ np.log1p(-u) + np.log1p(-p)
+        tau = 1.0 / (1.0 + np.exp(np.minimum(np.maximum(log_u - log_m, -700.0), 700.0)))  # P(M | pattern)
         fm, fu = f * tau, f * (1 - tau)
         sm, su = fm.sum(), fu.sum()
-        p_new = float(np.clip(sm / total, eps, 1 - eps))
-        m_new = np.clip((fm @ g) / max(sm, 1e-300), eps, 1 - eps)
-        u_new = np.clip((fu @ g) / max(su, 1e-300), eps, 1 - eps)
+        p_new = min(max(float(sm / total), eps), hi)
+        m_new = clip((fm @ g) / max(sm, 1e-300))
+        u_new = clip((fu @ g) / max(su, 1e-300))
         delta = max(abs(p_new - p), np.abs(m_new - m).max(), np.abs(u_new - u).max())
         p, m, u = p_new, m_new, u_new
         if delta < tol:
@@ -158,25 +165,56 @@ def coincidence_intervals(x: np.ndarray, y: np.ndarray, coincidence: str = "near
     return y, lo - spacing, hi + spacing
 
 
-def _codes_block(z: np.ndarray, lo: np.ndarray, hi: np.ndarray, rows: slice, dtype) -> np.ndarray:
-    """Pattern codes (bit j = c_j) for original records ``rows`` against all masked records."""
-    c = z.shape[1]
-    codes = np.zeros((lo[rows].shape[0], z.shape[0]), dtype=dtype)
-    for j in range(c):
-        zj = z[:, j][None, :]
-        hit = (zj >= lo[rows, j][:, None]) & (zj <= hi[rows, j][:, None])
-        codes |= hit.astype(dtype) << dtype(j)
-    return codes
+@njit(cache=True)
+def _row_codes(zt, lo, hi, i, code):
+    """code[l] = pattern of (original i, masked l): bit j set iff lo[i, j] <= zt[j, l] <= hi[i, j]."""
+    code[:] = 0
+    for j in range(zt.shape[0]):
+        a, b, bit, row = lo[i, j], hi[i, j], np.int64(1) << j, zt[j]
+        for l in range(zt.shape[1]):
+            code[l] |= bit * ((row[l] >= a) & (row[l] <= b))
+
+
+@njit(cache=True)
+def _pattern_counts(zt, lo, hi, ncodes):
+    """Number of (original, masked) pairs per pattern code, row by row (no n x n matrix)."""
+    counts = np.zeros(ncodes, dtype=np.int64)
+    code = np.empty(zt.shape[1], dtype=np.int64)
+    for i in range(lo.shape[0]):
+        _row_codes(zt, lo, hi, i, code)
+        for l in range(code.size):
+            counts[code[l]] += 1
+    return counts
+
+
+@njit(cache=True)
+def _edge_pairs(zt, lo, hi, is_edge, rows, cols, codes):
+    """The pairs whose pattern is an edge pattern, row-major, into the buffers (sized from the
+    pattern counts); their count, or -1 if the buffers are too small."""
+    code = np.empty(zt.shape[1], dtype=np.int64)
+    k = 0
+    for i in range(lo.shape[0]):
+        _row_codes(zt, lo, hi, i, code)
+        for l in range(code.size):
+            if is_edge[code[l]]:
+                if k == rows.size:
+                    return -1
+                rows[k] = i
+                cols[k] = l
+                codes[k] = code[l]
+                k += 1
+    return k
 
 
 def coincidence_codes(x, y, coincidence: str = "nearest", **rule_params) -> np.ndarray:
-    """The n x n matrix of pattern codes (small unsigned ints, bit j = c_j(a, b)).
-
-    For tests and small files; :func:`prl` never holds it in float64.
-    """
+    """The n x n matrix of pattern codes (bit j = c_j(a, b)). For tests and small files;
+    :func:`prl` never forms it."""
     z, lo, hi = coincidence_intervals(np.asarray(x, float), np.asarray(y, float), coincidence, **rule_params)
-    dtype = np.uint16 if z.shape[1] <= 16 else np.uint32
-    return _codes_block(z, lo, hi, slice(None), dtype)
+    zt = np.ascontiguousarray(z.T)
+    out = np.empty((lo.shape[0], z.shape[0]), dtype=np.int64)
+    for i in range(lo.shape[0]):
+        _row_codes(zt, lo, hi, i, out[i])
+    return out
 
 
 def assign_max_weight(rows: np.ndarray, cols: np.ndarray, gain: np.ndarray, n: int) -> np.ndarray:
@@ -198,8 +236,7 @@ def assign_max_weight(rows: np.ndarray, cols: np.ndarray, gain: np.ndarray, n: i
 
 
 def prl(original, masked, known=None, coincidence: str = "nearest", *, window: float = 1.0,
-        t: float = 0.05, neighbours: int = 1, rng: np.random.Generator | None = None,
-        block_rows: int = _BLOCK_ROWS) -> LinkResult:
+        t: float = 0.05, neighbours: int = 1, rng: np.random.Generator | None = None) -> LinkResult:
     """Probabilistic record linkage (seed 000 Sec. 2.1.1, seed 001 Sec. 2.2).
 
     ``coincidence`` selects the coincidence rule (module docstring), with its parameter
@@ -213,33 +250,24 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
     n, c = x.shape
     if c > _MAX_KNOWN:
         raise ValueError(f"known: at most {_MAX_KNOWN} attributes for PRL, got {c}")
-    block_rows = check_int("block_rows", block_rows, 1)
     if rng is not None and not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
     z, lo, hi = coincidence_intervals(x, y, coincidence, window=window, t=t, neighbours=neighbours)
     perm = rng.permutation(n) if rng is not None else np.arange(n)
-    z = z[perm]
-    dtype = np.uint16 if c <= 16 else np.uint32
-    codes = np.empty((n, n), dtype=dtype)  # 2 bytes per pair: 33 MB for EIA
-    counts = np.zeros(2**c, dtype=np.int64)
-    for s in range(0, n, block_rows):
-        blk = _codes_block(z, lo, hi, slice(s, s + block_rows), dtype)
-        codes[s:s + blk.shape[0]] = blk
-        counts += np.bincount(blk.ravel(), minlength=2**c)
+    zt = np.ascontiguousarray(z[perm].T)
+    lo, hi = np.ascontiguousarray(lo), np.ascontiguousarray(hi)
+    counts = _pattern_counts(zt, lo, hi, 2**c)
     model = em_fellegi_sunter(counts, c)
     w = model.weights(pattern_matrix(c))
     observed = counts > 0
     wmin = w[observed].min()
     gain_of = np.where(observed, w - wmin, 0.0)
     edge_pattern = gain_of > 1e-12 * max(1.0, np.abs(w[observed]).max())
-    rows_l, cols_l = [], []
-    for s in range(0, n, block_rows):
-        r, cc = np.nonzero(edge_pattern[codes[s:s + block_rows]])
-        rows_l.append(r + s)
-        cols_l.append(cc)
-    rows = np.concatenate(rows_l)
-    cols = np.concatenate(cols_l)
-    gain = gain_of[codes[rows, cols]]
+    size = int(counts[edge_pattern].sum())
+    rows, cols, codes = (np.empty(size, dtype=np.int64) for _ in range(3))
+    if _edge_pairs(zt, lo, hi, edge_pattern, rows, cols, codes) != size:
+        raise RuntimeError("prl: edge count differs between the two passes")
+    gain = gain_of[codes]
     links_perm = assign_max_weight(rows, cols, gain, n)
     links = np.where(links_perm >= 0, perm[np.maximum(links_perm, 0)], -1)
     # diagnostics: best weight per original and how many masked records share it
@@ -250,5 +278,7 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
     ncand = np.where(best > 0, ncand, n - np.bincount(rows, minlength=n))
     score = np.full(n, wmin)
     ok = links_perm >= 0
-    score[ok] = w[codes[np.flatnonzero(ok), links_perm[ok]]]
+    linked = np.flatnonzero(ok)
+    at = np.searchsorted(rows * n + cols, linked * n + links_perm[ok])  # links are edges
+    score[ok] = w[codes[at]]
     return LinkResult(links=links, candidates=ncand, score=score)

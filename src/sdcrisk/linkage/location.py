@@ -116,28 +116,40 @@ def _sqdist(xs, i, ys, l):
 
 @njit(cache=True)
 def _intersection_link(a, b, pos, order, xs, ys):
+    """Per original record: the masked records inside every ``[a_ij, b_ij)``, listed in the sorted
+    order of the narrowest attribute and filtered one attribute at a time (``pos`` / ``order``
+    transposed: each filter reads one contiguous column); DBRL among them, lowest index on ties."""
     n, c = a.shape
     links = np.full(n, -1, dtype=np.int64)
     sizes = np.zeros(n, dtype=np.int64)
     score = np.full(n, np.inf)
+    cand = np.empty(order.shape[1], dtype=np.int64)
     for i in range(n):
         js = 0
         for j in range(1, c):
             if b[i, j] - a[i, j] < b[i, js] - a[i, js]:
                 js = j
-        best = np.inf
-        arg = -1
         cnt = 0
         for k in range(a[i, js], b[i, js]):
-            l = order[k, js]
-            ok = True
-            for j in range(c):
-                if pos[l, j] < a[i, j] or pos[l, j] >= b[i, j]:
-                    ok = False
-                    break
-            if not ok:
-                continue
+            cand[cnt] = order[js, k]
             cnt += 1
+        for j in range(c):
+            if j == js:
+                continue
+            lo, hi, col = a[i, j], b[i, j], pos[j]
+            kept = 0
+            for t in range(cnt):
+                l = cand[t]
+                if col[l] >= lo and col[l] < hi:
+                    cand[kept] = l
+                    kept += 1
+            cnt = kept
+            if cnt == 0:
+                break
+        best = np.inf
+        arg = -1
+        for t in range(cnt):
+            l = cand[t]
             d = _sqdist(xs, i, ys, l)
             if d < best or (d == best and l < arg):
                 best = d
@@ -193,7 +205,8 @@ def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray
     order, _, pos = _sorted_masked(y)
     xs, ys = _standardise(x, y, standardise)
     if combine == "intersection":
-        links, sizes, score = _intersection_link(a, b, pos, order, xs, ys)
+        links, sizes, score = _intersection_link(a, b, np.ascontiguousarray(pos.T),
+                                                 np.ascontiguousarray(order.T), xs, ys)
     elif combine == "annotated_union":
         links, sizes, score = _annotated_union_link(a, b, order, xs, ys)
     else:

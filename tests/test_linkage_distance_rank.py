@@ -101,6 +101,30 @@ def test_dbrl_with_massive_ties_matches_brute_force(census):
     assert np.array_equal(r.links, brute_dbrl(census, y))
 
 
+def test_dbrl_many_exactly_tied_candidates_matches_brute_force(census):
+    # whole-record clusters of 60 identical masked rows (MDAV-like): every original record has 60
+    # exactly tied candidates, more than the kernel's first candidate buffer holds
+    order = np.argsort(census[:, 0], kind="stable")
+    y = np.empty_like(census)
+    for s in range(0, census.shape[0], 60):
+        y[order[s:s + 60]] = census[order[s:s + 60]].mean(axis=0)
+    r = dbrl(census, y)
+    assert np.array_equal(r.links, brute_dbrl(census, y))
+    xs, ys = standardise(census, y)
+    np.testing.assert_allclose(r.score, cdist(xs, ys, "sqeuclidean").min(axis=1), rtol=1e-12, atol=1e-12)
+
+
+def test_rbrl_kernel_32_and_64_bit_agree(noisy):
+    from sdcrisk.linkage.rank import _rbrl_kernel, rank_matrix
+
+    x, y = noisy
+    r, s = rank_matrix(x), rank_matrix(y)
+    for use_max in (False, True):
+        a = _rbrl_kernel(r.astype(np.int32), np.ascontiguousarray(s.T, dtype=np.int32), use_max)
+        b = _rbrl_kernel(r, np.ascontiguousarray(s.T), use_max)
+        assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+
+
 def test_mahalanobis_matches_brute_force(noisy):
     x, y = noisy
     known = [0, 1, 4, 9]

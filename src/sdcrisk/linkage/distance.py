@@ -150,20 +150,19 @@ def nearest(a: np.ndarray, b: np.ndarray, allowed: Callable[[int, int], np.ndarr
     bt = np.ascontiguousarray(np.asarray(b, dtype=np.float64).T)
     bmax = np.einsum("ij,ij->i", b, b).max(initial=0.0)
     no_mask = np.ones((1, 1), dtype=np.bool_)
-    cap = 4 * min(block, n) + 16
+    # near-ties are rare: room for 4 pairs per row, doubled (and the block redone) when full
+    rows = np.empty(4 * min(block, n) + 16, dtype=np.int64)
+    cols = np.empty_like(rows)
     for start in range(0, n, block):
         stop = min(start + block, n)
         ab = a[start:stop]
         tol = _REL_TOL * (np.einsum("ij,ij->i", ab, ab) + bmax)
         mask = no_mask if allowed is None else np.ascontiguousarray(allowed(start, stop), dtype=np.bool_)
         has = np.zeros(stop - start, dtype=np.bool_)
-        k = -1
-        while k < 0:  # near-ties are rare: buffers of 4 pairs per row, doubled when full
-            rows, cols = np.empty(cap, dtype=np.int64), np.empty(cap, dtype=np.int64)
-            k = _near_pairs(ab, bt, mask, allowed is not None, tol, rows, cols, has)
-            cap *= 1 if k >= 0 else 2
-        rows, cols = rows[:k], cols[:k]
-        c, d = _exact_best(ab, b, rows, cols, stop - start)
+        while (k := _near_pairs(ab, bt, mask, allowed is not None, tol, rows, cols, has)) < 0:
+            rows = np.empty(2 * rows.size, dtype=np.int64)
+            cols = np.empty_like(rows)
+        c, d = _exact_best(ab, b, rows[:k], cols[:k], stop - start)
         links[start:stop] = np.where(has, c, -1)
         dist[start:stop] = np.where(has, d, np.inf)
     return links, dist

@@ -7,8 +7,10 @@ unchanged to MDAV output:
   group      the package's univariate ``group`` rule (runs of equal masked values mapped onto the
              sorted original column) -- ``sdcrisk.linkage.location.microaggregation_intervals``
 Both are intersected over the attributes; ``_fb`` variants fall back to plain DBRL on the known
-attributes when the intersection is empty.
-Usage: python mdav_t9_attr.py [--ds census eia] [--rule near group near_fb group_fb] [--sc raw z]
+attributes when the intersection is empty; ``_au`` variants take the annotated union instead
+(seed 000 §6: the records in the largest number of per-attribute sets), DBRL inside; ``_auu``
+counts only records whose annotated union is the true record alone.
+Usage: python mdav_t9_attr.py [--ds census eia] [--rule near group near_fb group_fb near_au group_au] [--sc raw z]
 """
 from __future__ import annotations
 import sys, pathlib; sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent), str(pathlib.Path(__file__).resolve().parents[1])]  # noqa: E401,E702
@@ -23,16 +25,15 @@ from mdav_t9 import report, zs  # noqa: E402
 from sdcrisk.linkage.location import microaggregation_intervals, _sorted_masked  # noqa: E402
 
 
-def attr_sets(x, y, rule):
-    """n x n bool candidate matrix (intersection over the columns of x / y)."""
+def attr_hits(x, y, rule):
+    """Per column j of x / y: the n x n bool matrix of masked records in B(x_ij)."""
     n, m = x.shape
-    cand = np.ones((n, n), dtype=bool)
     if rule == "group":
         a, b = microaggregation_intervals(x, y, "group")
         _, _, pos = _sorted_masked(y)
         for j in range(m):
-            cand &= (pos[None, :, j] >= a[:, j, None]) & (pos[None, :, j] < b[:, j, None])
-        return cand
+            yield (pos[None, :, j] >= a[:, j, None]) & (pos[None, :, j] < b[:, j, None])
+        return
     for j in range(m):
         vals = np.unique(y[:, j])
         i = np.clip(np.searchsorted(vals, x[:, j]), 1, len(vals) - 1) if len(vals) > 1 else np.zeros(n, int)
@@ -40,9 +41,19 @@ def attr_sets(x, y, rule):
         dlo, dhi = np.abs(x[:, j] - lo), np.abs(hi - x[:, j])
         near_lo = dlo <= dhi
         near_hi = dhi <= dlo
-        c = (near_lo[:, None] & (y[None, :, j] == lo[:, None])) | (near_hi[:, None] & (y[None, :, j] == hi[:, None]))
-        cand &= c
-    return cand
+        yield (near_lo[:, None] & (y[None, :, j] == lo[:, None])) | (near_hi[:, None] & (y[None, :, j] == hi[:, None]))
+
+
+def attr_sets(x, y, rule):
+    """n x n bool candidate matrix: intersection over the columns of x / y, or with rule
+    ``<base>_au`` the annotated union (records in the largest number of the per-column sets)."""
+    base = rule.removesuffix("_auu").removesuffix("_au")
+    cnt = np.zeros((x.shape[0], y.shape[0]), dtype=np.int16)
+    for hit in attr_hits(x, y, base):
+        cnt += hit
+    if rule.endswith(("_au", "_auu")):
+        return cnt == cnt.max(axis=1, keepdims=True)
+    return cnt == x.shape[1]
 
 
 def counts(x, y, bls, rule):
@@ -52,6 +63,9 @@ def counts(x, y, bls, rule):
     for g in range(2, len(bls) + 1):
         cols = np.concatenate(bls[:g])
         cand = attr_sets(x[:, cols], y[:, cols], base)
+        if rule.endswith("_auu"):  # only a single record at the top count links (the intruder is sure)
+            out.append(int(((cand.sum(1) == 1) & cand[np.arange(n), np.arange(n)]).sum()))
+            continue
         xs, ys = zs(x[:, cols]), zs(y[:, cols])
         hits = 0
         for s in range(0, n, 512):

@@ -6,6 +6,8 @@ unchanged to MDAV output:
   near       masked records whose j-th value is the distinct masked value nearest to x_ij
   group      the package's univariate ``group`` rule (runs of equal masked values mapped onto the
              sorted original column) -- ``sdcrisk.linkage.location.microaggregation_intervals``
+  window     the package's univariate ``window`` rule with the MDAV k (masked records within rank
+             distance 2k - 1 of x_ij, extended to whole runs of equal values)
 Both are intersected over the attributes; ``_fb`` variants fall back to plain DBRL on the known
 attributes when the intersection is empty; ``_au`` variants take the annotated union instead
 (seed 000 §6: the records in the largest number of per-attribute sets), DBRL inside; ``_auu``
@@ -25,11 +27,11 @@ from mdav_t9 import report, zs  # noqa: E402
 from sdcrisk.linkage.location import microaggregation_intervals, _sorted_masked  # noqa: E402
 
 
-def attr_hits(x, y, rule):
+def attr_hits(x, y, rule, k=None):
     """Per column j of x / y: the n x n bool matrix of masked records in B(x_ij)."""
     n, m = x.shape
-    if rule == "group":
-        a, b = microaggregation_intervals(x, y, "group")
+    if rule in ("group", "window"):
+        a, b = microaggregation_intervals(x, y, rule, k)
         _, _, pos = _sorted_masked(y)
         for j in range(m):
             yield (pos[None, :, j] >= a[:, j, None]) & (pos[None, :, j] < b[:, j, None])
@@ -44,25 +46,25 @@ def attr_hits(x, y, rule):
         yield (near_lo[:, None] & (y[None, :, j] == lo[:, None])) | (near_hi[:, None] & (y[None, :, j] == hi[:, None]))
 
 
-def attr_sets(x, y, rule):
+def attr_sets(x, y, rule, k=None):
     """n x n bool candidate matrix: intersection over the columns of x / y, or with rule
     ``<base>_au`` the annotated union (records in the largest number of the per-column sets)."""
     base = rule.removesuffix("_auu").removesuffix("_au")
     cnt = np.zeros((x.shape[0], y.shape[0]), dtype=np.int16)
-    for hit in attr_hits(x, y, base):
+    for hit in attr_hits(x, y, base, k):
         cnt += hit
     if rule.endswith(("_au", "_auu")):
         return cnt == cnt.max(axis=1, keepdims=True)
     return cnt == x.shape[1]
 
 
-def counts(x, y, bls, rule):
+def counts(x, y, bls, rule, k=None):
     n = x.shape[0]
     base = rule.removesuffix("_fb")
     out = []
     for g in range(2, len(bls) + 1):
         cols = np.concatenate(bls[:g])
-        cand = attr_sets(x[:, cols], y[:, cols], base)
+        cand = attr_sets(x[:, cols], y[:, cols], base, k)
         if rule.endswith("_auu"):  # only a single record at the top count links (the intruder is sure)
             out.append(int(((cand.sum(1) == 1) & cand[np.arange(n), np.arange(n)]).sum()))
             continue
@@ -91,8 +93,9 @@ def main():
         x0 = load(ds)
         for sc in a.sc:
             cells = {(v, k): masked(x0, v, k, sc, "last") for v in (2, 3, 4) for k in (5, 15, 25)}
+            k_of = {id(c[1]): k for (v, k), c in cells.items()}  # the MDAV k, for the window rule
             for rule in a.rule:
-                report(ds, f"sc={sc}", rule, cells, lambda x, y, bls: counts(x, y, bls, rule))
+                report(ds, f"sc={sc}", rule, cells, lambda x, y, bls: counts(x, y, bls, rule, k_of[id(y)]))
 
 if __name__ == "__main__":
     main()

@@ -65,6 +65,17 @@ def test_check_files_complete(quick_run):
     assert "Replication check" in (quick_run / "tables" / "replication.md").read_text()
 
 
+def test_data_source_is_not_a_rerun_trigger(quick_run):
+    """After a run fed from the mirror, the same DAG without the mirror has nothing to do: the
+    files are checksum-verified, so where they came from must not rerun everything."""
+    env = {k: v for k, v in os.environ.items() if k != "SDCRISK_DATA_MIRROR"}
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(quick_run),
+           "--cores", "1", "--configfile", str(QUICK), "-n"]
+    proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
 def test_rerun_is_byte_identical_and_core_count_free(quick_run, tmp_path):
     """Same config -> byte-identical tables, with 1 core instead of 2 (outputs removed first)."""
     before = {p.name: p.read_bytes() for p in (quick_run / "tables").glob("*.csv")}

@@ -6,8 +6,9 @@ rule fetch_data:
     log:
         "logs/fetch_data/{dataset}.log",
     params:
-        spec=lambda wc: config["datasets"][wc.dataset],
-        mirror=sdc_config.mirror(config),
+        spec=lambda wc: config["datasets"][wc.dataset],  # URL and sha256: a new checksum refetches
+    # The mirror ($SDCRISK_DATA_MIRROR or config data_mirror) is read by the script, not a param:
+    # where a checksum-verified file came from must not make Snakemake rerun the whole DAG.
     script:
         "../scripts/fetch_data.py"
 

@@ -29,8 +29,9 @@ Every rule is an interval ``lo_ij <= z_bj <= hi_ij`` on a per-column key ``z`` (
 value or its rank), so the coincidence pattern of a pair is a small integer (one bit per
 attribute), computed one original record at a time in a numba kernel: a first pass counts the
 pairs per pattern, a second keeps only the edge pairs below; the n^2 patterns are never stored.
-EM runs on the at most 2^c pattern counts, never on the pairs. The assignment is solved sparsely: only pairs whose weight exceeds the minimum
-pattern weight (normally the all-disagree pattern) are edges, and a private dummy column per
+EM runs on the at most 2^c pattern counts, never on the pairs. The assignment is solved
+sparsely: only pairs whose weight exceeds the minimum pattern weight (normally the
+all-disagree pattern) are edges, and a private dummy column per
 original record stands for "only background weight left"; this is equivalent to the dense
 assignment (every non-edge has the minimum weight), and such records are returned unlinked
 (``-1``) rather than tied arbitrarily to a leftover masked record.
@@ -50,7 +51,7 @@ from ..validation import check_int, check_real
 from .base import LinkResult, prepare
 
 COINCIDENCE_RULES = ("exact", "rank", "value", "nearest")
-_MAX_KNOWN = 20  # 2^20 patterns; pattern codes fit in uint32 and the EM table stays small
+_MAX_KNOWN = 20  # at most 2^20 patterns: the count table and the EM stay small
 
 
 @dataclass

@@ -31,10 +31,10 @@ attribute), computed one original record at a time in a numba kernel: a first pa
 pairs per pattern, a second keeps only the edge pairs below; the n^2 patterns are never stored.
 EM runs on the at most 2^c pattern counts, never on the pairs. The assignment is solved
 sparsely: only pairs whose weight exceeds the minimum pattern weight (normally the
-all-disagree pattern) are edges, and a private dummy column per
-original record stands for "only background weight left"; this is equivalent to the dense
-assignment (every non-edge has the minimum weight), and such records are returned unlinked
-(``-1``) rather than tied arbitrarily to a leftover masked record.
+all-disagree pattern) are edges, and a private dummy column per original record stands for
+"only background weight left"; this is equivalent to the dense assignment (every non-edge has
+the minimum weight), and such records are returned unlinked (``-1``) rather than tied
+arbitrarily to a leftover masked record.
 """
 
 from __future__ import annotations

@@ -162,6 +162,8 @@ def _intersection_link(a, b, pos, order, xs, ys):
 
 @njit(cache=True)
 def _annotated_union_link(a, b, order, xs, ys):
+    """Per original record: the masked records in the largest number of the ``[a_ij, b_ij)``
+    (``order`` transposed, as for :func:`_intersection_link`); DBRL among them."""
     n, c = a.shape
     links = np.full(n, -1, dtype=np.int64)
     sizes = np.zeros(n, dtype=np.int64)
@@ -171,7 +173,7 @@ def _annotated_union_link(a, b, order, xs, ys):
         top = 0
         for j in range(c):
             for k in range(a[i, j], b[i, j]):
-                l = order[k, j]
+                l = order[j, k]
                 count[l] += 1
                 if count[l] > top:
                     top = count[l]
@@ -180,7 +182,7 @@ def _annotated_union_link(a, b, order, xs, ys):
         cnt = 0
         for j in range(c):
             for k in range(a[i, j], b[i, j]):
-                l = order[k, j]
+                l = order[j, k]
                 if count[l] == top:
                     cnt += 1
                     d = _sqdist(xs, i, ys, l)
@@ -203,10 +205,10 @@ def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray
     ``candidates`` is the size of the set searched (-1 link when empty).
     """
     order, _, pos = _sorted_masked(y)
+    order, pos = np.ascontiguousarray(order.T), np.ascontiguousarray(pos.T)  # one row per attribute
     xs, ys = _standardise(x, y, standardise)
     if combine == "intersection":
-        links, sizes, score = _intersection_link(a, b, np.ascontiguousarray(pos.T),
-                                                 np.ascontiguousarray(order.T), xs, ys)
+        links, sizes, score = _intersection_link(a, b, pos, order, xs, ys)
     elif combine == "annotated_union":
         links, sizes, score = _annotated_union_link(a, b, order, xs, ys)
     else:

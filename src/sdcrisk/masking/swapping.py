@@ -346,7 +346,8 @@ def pdist_partners(n: int, P: int, rng: np.random.Generator, variant: str = "dis
     ``PDIST_MAX_DRAWS`` times, so in practice every record finds a partner while another position
     is free). Without the repetition the records near the top of the file keep their values at
     large p (Census, p = 100: DBRL 2.3 %, RBRL-Sum 5.4 %, where seed 003 Table 3 prints 0.0; with
-    it 0.0 and 0.0, ``benchmarks/explore/pdist_bounds.py``). The three readings of the garbled definition:
+    it 0.0 and 0.0, ``benchmarks/explore/pdist_bounds.py``). The three readings of the garbled
+    definition:
 
     * ``"distance"`` (default; seed 000: "x_ij and x_lj are swapped, where l = i + r", r the
       normal draw): the partner is i + m; if it is already swapped, the nearest still-unswapped

@@ -3,7 +3,6 @@ import sys, pathlib; sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent
 import math
 from scipy.optimize import linear_sum_assignment
 from prlcoin_lib import *
-from sdcrisk.linkage.probabilistic import _codes_block, em_fellegi_sunter, pattern_matrix
 
 def prl_dense(x, y, rule, par, shuffle_rng=None):
     n, c = x.shape

@@ -5,13 +5,23 @@ import math, os, tempfile, time
 import numpy as np
 from common import ROOT, load  # noqa: F401
 from scipy.stats import rankdata
-from sdcrisk.linkage.probabilistic import (_codes_block, em_fellegi_sunter, pattern_matrix,
+from sdcrisk.linkage.probabilistic import (em_fellegi_sunter, pattern_matrix,
                                            assign_max_weight, coincidence_intervals)
 from sdcrisk.masking import mask
 
 CACHE = os.path.join(tempfile.gettempdir(), "sdcrisk_prlx")
 os.makedirs(CACHE, exist_ok=True)
 _data = {}
+
+
+def _codes_block(z, lo, hi, rows, dtype):
+    """Pattern codes (bit j = c_j) of original records ``rows`` against all masked records: a block
+    of the n x n code matrix, which the package's row-by-row kernels never build."""
+    codes = np.zeros((lo[rows].shape[0], z.shape[0]), dtype=dtype)
+    for j in range(z.shape[1]):
+        zj = z[:, j][None, :]
+        codes |= ((zj >= lo[rows, j][:, None]) & (zj <= hi[rows, j][:, None])).astype(dtype) << dtype(j)
+    return codes
 
 def data(name):
     if name not in _data:

@@ -70,8 +70,12 @@ def test_check_files_complete(quick_run):
 
 def test_data_source_is_not_a_rerun_trigger(quick_run):
     """After a run fed from the mirror, the same DAG without the mirror has nothing to do: the
-    files are checksum-verified, so where they came from must not rerun everything."""
+    files are checksum-verified, so where they came from must not rerun everything; nor does naming
+    the mirror in the config instead of the environment (no rule but the fetch reads it)."""
     proc = snakemake(quick_run, "--cores", "1", "--configfile", str(QUICK), "-n", mirror=False)
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+    proc = snakemake(quick_run, "--cores", "1", "--configfile", str(QUICK), "-n",
+                     "--config", f"data_mirror={mirror_dir()}", mirror=False)
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 

@@ -31,11 +31,12 @@ rule notebook:
         paper="|".join(NOTEBOOK_PAPERS) if NOTEBOOK_PAPERS else "NONE",
     log:
         "logs/notebooks/{paper}.log",
-    params:
-        tables_dir=lambda wc: os.path.abspath("tables"),
-        figures_dir=lambda wc: os.path.abspath("figures"),
-        replication_csv=lambda wc: os.path.abspath("tables/replication.csv"),
-        repo_dir=REPO,
+    params:  # relative to the working directory, where papermill starts the kernel: moving the
+        # checkout does not change them, so it reruns no notebook
+        tables_dir="tables",
+        figures_dir="figures",
+        replication_csv="tables/replication.csv",
+        repo_dir=os.path.relpath(REPO),
         out_dir="results/notebooks",
     shell:
         "papermill {input.notebook:q} {output.ipynb:q} -k python3 --no-progress-bar"

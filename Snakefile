@@ -11,7 +11,10 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
 from sdcrisk import config as sdc_config
 from sdcrisk import replication as sdc_rep
 
-REPO = workflow.basedir  # outputs go to the working directory (--directory), inputs come from here
+# Outputs go to the working directory (--directory), inputs come from the repository. Its path is
+# relative to the working directory, so moving a checkout with its outputs changes no input path
+# and reruns nothing.
+REPO = os.path.relpath(workflow.basedir)
 
 # A --configfile on the command line fills `config`; otherwise read the paper-scale config.
 if not config.get("experiments"):

@@ -36,7 +36,7 @@ rule notebook:
         tables_dir="tables",
         figures_dir="figures",
         replication_csv="tables/replication.csv",
-        repo_dir=os.path.relpath(REPO),
+        repo_dir=REPO,
         out_dir="results/notebooks",
     shell:
         "papermill {input.notebook:q} {output.ipynb:q} -k python3 --no-progress-bar"

@@ -32,6 +32,7 @@ def test_quick_has_the_same_tables_and_figures():
     (lambda c: c["experiments"]["nin2007_mdav"]["options"].update({"scenarios": "2-all"}), "nin2007_mdav.options.scenarios"),
     (lambda c: c["experiments"]["nin2007_mdav"]["options"].update({"scenarios": "9..3"}), "nin2007_mdav.options.scenarios"),
     (lambda c: c["experiments"]["nin2007_mdav"]["methods"]["mdav"].update({"scale": ["range"]}), "mdav.scale"),
+    (lambda c: c["experiments"]["nin2008_multivariate"]["figures"]["F1"].update({"known": "blocks"}), "F1.known"),
 ])
 def test_bad_values_name_the_key(mutate, key):
     c = copy.deepcopy(QUICK)
@@ -66,3 +67,11 @@ def test_scenario_sizes_option():
     assert scenario_sizes({"scenarios": "2..all"}, 10) == list(range(2, 11))
     with pytest.raises(ValueError, match="scenarios"):
         scenario_sizes({"scenarios": "5..2"}, 10)
+
+
+def test_cell_jobs_see_only_what_they_compute_from():
+    """Tables, figures, captions and labels are not a cell job's params (editing them re-renders only)."""
+    exp = QUICK["experiments"]["nin2007_mdav"]
+    settings = cfgmod.cell_settings(exp)
+    assert set(settings) == {"evaluation", "replicates", "options"} and settings["options"] == exp["options"]
+    assert set(cfgmod.cell_settings(QUICK["experiments"]["nin2007_rankswap"])) == {"evaluation", "replicates"}

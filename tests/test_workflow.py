@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -12,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import yaml
 
 from sdcrisk import config as cfgmod
 from sdcrisk.replication import figure_targets, table_targets
@@ -91,6 +93,19 @@ def test_data_source_is_not_a_rerun_trigger(quick_run):
     proc = snakemake(quick_run, "--cores", "1", "--configfile", str(QUICK), "-n",
                      "--config", f"data_mirror={mirror_dir()}", mirror=False)
     assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
+def test_editing_tables_and_figures_reruns_no_cell(quick_run, tmp_path):
+    """A changed caption or figure spec re-renders; it does not mask or attack anything again."""
+    cfg = yaml.safe_load(QUICK.read_text())
+    exp = cfg["experiments"]["nin2008_multivariate"]
+    exp["figures"]["F1"]["caption"] += " (edited)"
+    exp["tables"]["T1"]["caption"] += " (edited)"
+    edited = tmp_path / "edited.yaml"
+    edited.write_text(yaml.safe_dump(cfg, sort_keys=False))  # key order names the cells
+    proc = snakemake(quick_run, "--cores", "1", "--configfile", str(edited), "-n")
+    planned = {line.split()[0] for line in proc.stdout.splitlines() if re.match(r"^\w+\s+\d+$", line.strip())}
+    assert {"table", "figure"} <= planned and not planned & {"cell", "aggregate"}
 
 
 def test_rerun_is_byte_identical_and_core_count_free(quick_run, tmp_path):

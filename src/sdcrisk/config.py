@@ -184,6 +184,16 @@ def find_cell(cfg: dict, experiment: str, dataset: str, cell_id: str) -> Cell:
     raise ConfigError(f"no cell {cell_id!r} for data set {dataset!r} in experiment {experiment!r}")
 
 
+CELL_SETTINGS = ("evaluation", "replicates", "options")
+
+
+def cell_settings(exp: dict) -> dict:
+    """The part of an experiment a cell job reads (:func:`sdcrisk.evaluation.run_cell`). The DAG
+    passes only this as the job's params, so editing tables, figures or captions reruns no
+    masking or linkage."""
+    return {k: exp[k] for k in CELL_SETTINGS if k in exp}
+
+
 def mirror(cfg: dict) -> str | None:
     """The data mirror directory: $SDCRISK_DATA_MIRROR, else config 'data_mirror', else None."""
     from .data import MIRROR_ENV

@@ -264,7 +264,8 @@ EVALUATIONS: dict[str, Callable[..., Rows]] = {
 
 
 def run_cell(x: np.ndarray, cell: Cell, experiment: dict, seed: int) -> pd.DataFrame:
-    """Mask every replicate of ``cell`` (own SeedSequence each) and evaluate it."""
+    """Mask every replicate of ``cell`` (own SeedSequence each) and evaluate it. Of ``experiment``
+    only :data:`sdcrisk.config.CELL_SETTINGS` are read (evaluation, replicates, options)."""
     method = get_method(cell.method)
     evaluate = EVALUATIONS[experiment["evaluation"]]
     opts = experiment.get("options", {}) or {}

@@ -19,7 +19,7 @@ OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "
 MARKERS = "osD^v<>pXh*"
 PUBLISHED = Path(__file__).resolve().parents[2] / "published" / "published_values.csv"
 UNITS = {"RSRL_pct": "% of records", "DLD": "% of records", "PLD": "% of records", "ProLD_PCP": "% of records",
-         "ProLD_Zscore": "% of records", "IL": "information loss (0-100)", "DR_RSLD": "disclosure risk (0-100)",
+         "ProLD_Zscore": "% of records", "IL": "information loss, 0-100", "DR_RSLD": "disclosure risk, 0-100",
          "DBRL": "% correctly linked", "RBRL-Sum": "% correctly linked", "RBRL-Max": "% correctly linked",
          "LLD_count": "records correctly linked"}
 
@@ -35,13 +35,15 @@ def _published(paper: str) -> pd.DataFrame:
     return pub[pub.paper == paper]
 
 
-def links_vs_known(ax, rows: pd.DataFrame, measure: str):
+def links_vs_known(ax, rows: pd.DataFrame, measure: str, known: str = "attributes"):
+    """One curve per parameter against the number of known ``attributes`` or ``groups`` of them."""
     rows = rows[(rows.measure == measure) & ~rows.known.isin(["", "all", "half", "groups"])]
     for i, (param, g) in enumerate(rows.groupby("param", sort=False)):
         k = pd.to_numeric(g.known)
         ax.errorbar(k, g["mean"], yerr=g["sd"], color=OKABE_ITO[i % len(OKABE_ITO)], marker=MARKERS[i % len(MARKERS)],
                     ms=4, lw=1.2, capsize=2, label=str(param))
-    ax.set_xlabel("number of known attributes (or groups)")
+    ax.set_xticks(sorted(pd.to_numeric(rows.known).unique()))  # counts: integer ticks only
+    ax.set_xlabel("number of known attributes" if known == "attributes" else "number of known groups of attributes")
     ax.set_ylabel(f"{measure} ({UNITS.get(measure, '')})")
 
 
@@ -67,6 +69,7 @@ def measure_by_method(ax, rows: pd.DataFrame, measure: str):
     for i, (method, g) in enumerate(rows.groupby("method", sort=False)):
         ax.errorbar(np.arange(1, len(g) + 1), g["mean"], yerr=g["sd"], color=OKABE_ITO[i], marker=MARKERS[i],
                     ms=4, lw=1.2, capsize=2, label=method)
+    ax.set_xticks(np.arange(1, rows.groupby("method").size().max() + 1) if len(rows) else [])
     ax.set_xlabel("parameterisation (least to most protective)")
     ax.set_ylabel(f"{measure} ({UNITS.get(measure, '')})")
 
@@ -104,7 +107,7 @@ def render_figure(aggregated_csv, experiment: dict, figure: str, name: str, out_
         for c in range(ncols):
             ax = axes[r][c]
             if kind == "links_vs_known":
-                links_vs_known(ax, rows, measures[c])
+                links_vs_known(ax, rows, measures[c], spec.get("known", "attributes"))
             elif kind == "measure_by_method":
                 measure_by_method(ax, rows, measures[0])
             elif kind == "heatmap":

@@ -17,7 +17,7 @@ rule cell:
         "benchmarks/out/cells/{experiment}/{dataset}/{cell}.tsv"
     params:
         cell=lambda wc: sdc_config.find_cell(config, wc.experiment, wc.dataset, wc.cell),
-        experiment=lambda wc: config["experiments"][wc.experiment],
+        experiment=lambda wc: sdc_config.cell_settings(config["experiments"][wc.experiment]),
         seed=config["seed"],
         plugins=config.get("plugins", []),
     script:
@@ -33,6 +33,5 @@ rule aggregate:
         "logs/aggregate/{experiment}.log",
     params:
         cells=lambda wc: cells_of(wc.experiment),
-        experiment=lambda wc: config["experiments"][wc.experiment],
     script:
         "../scripts/aggregate.py"

@@ -23,12 +23,17 @@ ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "config" / "quick.yaml"
 
 
-def snakemake(workdir: Path, *args: str, check: bool = True,
-              mirror: bool = True) -> subprocess.CompletedProcess:
+def _command(workdir: Path, *args: str, mirror: bool = True) -> tuple[list[str], dict]:
+    """The Snakemake command line on the repository's Snakefile in ``workdir``, and its environment."""
     env = {k: v for k, v in os.environ.items() if k != "SDCRISK_DATA_MIRROR"}
     if mirror:
         env["SDCRISK_DATA_MIRROR"] = str(mirror_dir())
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir), *args]
+    return [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir), *args], env
+
+
+def snakemake(workdir: Path, *args: str, check: bool = True,
+              mirror: bool = True) -> subprocess.CompletedProcess:
+    cmd, env = _command(workdir, *args, mirror=mirror)
     proc = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     return _checked(proc) if check else proc
 
@@ -121,9 +126,7 @@ def test_rerun_is_byte_identical_and_core_count_free(quick_run, tmp_path):
 def test_killed_run_resumes_to_the_same_tables(quick_run, tmp_path):
     """A run killed hard (SIGKILL, mid-way through the cells) resumes with --unlock and
     --rerun-incomplete and ends with the same tables as an uninterrupted run."""
-    env = {**os.environ, "SDCRISK_DATA_MIRROR": str(mirror_dir())}
-    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
-           "--cores", "2", "--configfile", str(QUICK)]
+    cmd, env = _command(tmp_path, "--cores", "2", "--configfile", str(QUICK))
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
     deadline = time.monotonic() + 300

@@ -35,15 +35,15 @@ def _published(paper: str) -> pd.DataFrame:
     return pub[pub.paper == paper]
 
 
-def links_vs_known(ax, rows: pd.DataFrame, measure: str, known: str = "attributes"):
+def links_vs_known(ax, rows: pd.DataFrame, measure: str, known: str):
     """One curve per parameter against the number of known ``attributes`` or ``groups`` of them."""
     rows = rows[(rows.measure == measure) & ~rows.known.isin(["", "all", "half", "groups"])]
+    k = pd.to_numeric(rows.known)
     for i, (param, g) in enumerate(rows.groupby("param", sort=False)):
-        k = pd.to_numeric(g.known)
-        ax.errorbar(k, g["mean"], yerr=g["sd"], color=OKABE_ITO[i % len(OKABE_ITO)], marker=MARKERS[i % len(MARKERS)],
-                    ms=4, lw=1.2, capsize=2, label=str(param))
-    ax.set_xticks(sorted(pd.to_numeric(rows.known).unique()))  # counts: integer ticks only
-    ax.set_xlabel("number of known attributes" if known == "attributes" else "number of known groups of attributes")
+        ax.errorbar(k[g.index], g["mean"], yerr=g["sd"], color=OKABE_ITO[i % len(OKABE_ITO)],
+                    marker=MARKERS[i % len(MARKERS)], ms=4, lw=1.2, capsize=2, label=str(param))
+    ax.set_xticks(sorted(k.unique()))  # counts: integer ticks only
+    ax.set_xlabel(f"number of known {'groups of attributes' if known == 'groups' else 'attributes'}")
     ax.set_ylabel(f"{measure} ({UNITS.get(measure, '')})")
 
 
@@ -66,10 +66,12 @@ def param_curve(ax, rows: pd.DataFrame, measures: list[str], published: pd.DataF
 
 def measure_by_method(ax, rows: pd.DataFrame, measure: str):
     rows = rows[(rows.measure == measure) & rows.known.isin(["", "all", "half", "groups"])]
+    longest = 0
     for i, (method, g) in enumerate(rows.groupby("method", sort=False)):
         ax.errorbar(np.arange(1, len(g) + 1), g["mean"], yerr=g["sd"], color=OKABE_ITO[i], marker=MARKERS[i],
                     ms=4, lw=1.2, capsize=2, label=method)
-    ax.set_xticks(np.arange(1, rows.groupby("method").size().max() + 1) if len(rows) else [])
+        longest = max(longest, len(g))
+    ax.set_xticks(range(1, longest + 1))  # integer ticks only
     ax.set_xlabel("parameterisation (least to most protective)")
     ax.set_ylabel(f"{measure} ({UNITS.get(measure, '')})")
 

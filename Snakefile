@@ -16,6 +16,13 @@ from sdcrisk import replication as sdc_rep
 # and reruns nothing.
 REPO = os.path.relpath(workflow.basedir)
 
+
+def repo_path(*parts):
+    """A repository file as a normalised path relative to the working directory (no './' prefix,
+    which Snakemake warns about)."""
+    return os.path.normpath(os.path.join(REPO, *parts))
+
+
 # A --configfile on the command line fills `config`; otherwise read the paper-scale config.
 if not config.get("experiments"):
     config.update(sdc_config.load(os.path.join(workflow.basedir, "config", "config.yaml")))

@@ -4,9 +4,9 @@
 rule check:
     input:
         aggregated=expand("results/aggregated/{experiment}.csv", experiment=config["experiments"]),
-        values=os.path.join(REPO, "published", "published_values.csv"),
-        claims=os.path.join(REPO, "published", "published_claims.csv"),
-        explanations=os.path.join(REPO, "docs", "known_differences.yaml"),
+        values=repo_path("published", "published_values.csv"),
+        claims=repo_path("published", "published_claims.csv"),
+        explanations=repo_path("docs", "known_differences.yaml"),
     output:
         csv=report("tables/replication.csv", category="Replication check", caption="../report/replication.rst"),
         md="tables/replication.md",

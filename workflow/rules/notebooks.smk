@@ -5,7 +5,7 @@
 # Papers of the configured experiments that have a notebook (pseudo-papers such as extra experiments
 # without a notebook are skipped).
 NOTEBOOK_PAPERS = sorted(p for p in {exp["paper"] for exp in config["experiments"].values()}
-                         if os.path.exists(os.path.join(REPO, "notebooks", f"{p}.ipynb")))
+                         if os.path.exists(repo_path("notebooks", f"{p}.ipynb")))
 
 
 def paper_artefacts(paper):
@@ -20,8 +20,8 @@ def paper_artefacts(paper):
 
 rule notebook:
     input:
-        notebook=os.path.join(REPO, "notebooks", "{paper}.ipynb"),
-        support=os.path.join(REPO, "workflow", "scripts", "notebook_support.py"),
+        notebook=repo_path("notebooks", "{paper}.ipynb"),
+        support=repo_path("workflow", "scripts", "notebook_support.py"),
         artefacts=lambda wc: paper_artefacts(wc.paper),
         replication="tables/replication.csv",
     output:

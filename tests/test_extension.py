@@ -1,5 +1,5 @@
-"""Extension: a new masking method (registry plugin) and a new CASC-style data set (config entry only)
-get their tables and check files from the DAG without touching the package."""
+"""Extension: a new masking method and a new attack (registry plugins) and a new CASC-style data set
+(config entry only) get their tables and check files from the DAG without touching the package."""
 
 import hashlib
 import os
@@ -26,7 +26,7 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
     cfg = {
         "data_mirror": str(mirror),
         "seed": 1,
-        "plugins": ["toy_masking"],
+        "plugins": ["toy_masking", "toy_attack"],
         "datasets": {"toy": {"url": "https://example.invalid/toy.rda", "sha256": sha, "object": "toydata",
                              "columns": ["A", "B", "C", "D"]}},
         "experiments": {
@@ -35,8 +35,9 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
                 "methods": {"toy_rounding": {"base": [10.0, 1000.0]}, "rankswap": {"p": [5]}},
                 "label": {"toy_rounding": "base={base}", "rankswap": "p={p}"},
                 "replicates": 2, "evaluation": "attack_matrix",
+                "options": {"attacks": ["DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "Oracle"]},
                 "tables": {"T1": {"dataset": "toy", "layout": "param_by_method_measure",
-                                  "measures": ["DBRL", "RBRL-Sum", "RBRL-Max", "PRL"]}},
+                                  "measures": ["DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "Oracle"]}},
             },
         },
     }
@@ -51,7 +52,8 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
     table = pd.read_csv(work / "tables" / "toy_paper_T1.csv")
     assert set(table.method) == {"toy_rounding", "rankswap"}
-    assert set(table.measure) == {"DBRL", "RBRL-Sum", "RBRL-Max", "PRL"}
+    assert set(table.measure) == {"DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "Oracle"}
+    assert (table[table.measure == "Oracle"]["mean"] == 100.0).all()  # the plugin attack ran on every cell
     assert (table.n == 2).all() and table["mean"].between(0, 100).all()
     coarse = table[(table.method == "toy_rounding") & (table.measure == "DBRL")].set_index("param")["mean"]
     assert coarse["base=10"] >= coarse["base=1000"]  # coarser rounding protects more

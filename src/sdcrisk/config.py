@@ -116,6 +116,17 @@ def validate(cfg: dict, source: str = "config") -> dict:
                 if m is not None and not parse_range(spec_range, m):
                     raise ConfigError(f"{source}: {key}.options.scenarios: {spec_range!r} gives no scenario "
                                       f"for data set {d!r} with {m} attributes; expected 'lo..hi' with lo <= hi")
+        _check_option_keywords(exp.get("options") or {}, f"{key}.options", source)
+        attacks = (exp.get("options") or {}).get("attacks")
+        if attacks is not None:
+            from .evaluation import ATTACKS
+            if exp["evaluation"] != "attack_matrix":
+                raise ConfigError(f"{source}: {key}.options.attacks: only the attack_matrix evaluation runs "
+                                  f"a list of attacks (this experiment's evaluation: {exp['evaluation']!r})")
+            for i, a in enumerate(attacks):
+                if a not in ATTACKS:
+                    raise ConfigError(f"{source}: {key}.options.attacks[{i}]: unknown attack {a!r}; "
+                                      f"known attacks: {sorted(ATTACKS)} (a plugin can add one)")
         label = exp.get("label")
         if isinstance(label, dict):
             missing = set(exp["methods"]) - set(label)
@@ -131,8 +142,28 @@ def validate(cfg: dict, source: str = "config") -> dict:
     return cfg
 
 
+def _option_functions() -> dict:
+    """Experiment options that are keyword arguments of a measure or attack -> that function."""
+    from .linkage.probabilistic import prl
+    from .measures.information_loss import il_components
+    from .measures.interval_disclosure import interval_disclosure_by_attribute
+    return {"il": il_components, "id": interval_disclosure_by_attribute, "prl": prl}
+
+
+def _check_option_keywords(options: dict, key: str, source: str) -> None:
+    """The keys of ``options.il|id|prl`` must be keyword parameters of the function they configure."""
+    import inspect
+
+    for opt, func in _option_functions().items():
+        params = set(inspect.signature(func).parameters) - {"original", "masked", "known", "rng"}
+        for name in (options.get(opt) or {}):
+            if name not in params:
+                raise ConfigError(f"{source}: {key}.{opt}.{name}: unknown option of {func.__name__}; "
+                                  f"expected one of {sorted(params)}")
+
+
 def load_plugins(cfg: dict, source: str = "config") -> None:
-    """Import the modules listed under ``plugins`` (they register masking methods on import)."""
+    """Import the modules listed under ``plugins`` (they register masking methods or attacks on import)."""
     import importlib
 
     for i, name in enumerate(cfg.get("plugins", []) or []):

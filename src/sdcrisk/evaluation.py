@@ -226,6 +226,9 @@ def _half_blocks(m: int, v: int) -> np.ndarray:
     return np.arange(max(1, len(attribute_blocks(m, v)) // 2))
 
 
+# The attack matrix's attacks: name -> f(x, y, known, v, rng) -> LinkResult, with ``known`` the
+# column indices the intruder knows, ``v`` the masking method's block size (2 where it has none)
+# and ``rng`` a Generator for tie breaks. Plugins add to it with :func:`register_attack`.
 ATTACKS: dict[str, Callable] = {
     "DBRL": lambda x, y, known, v, rng: dbrl(x, y, known=known),
     "RBRL-Sum": lambda x, y, known, v, rng: rbrl(x, y, known=known, criterion="sum"),
@@ -240,17 +243,37 @@ ATTACKS: dict[str, Callable] = {
 }
 
 
+def register_attack(name: str):
+    """Decorator adding ``f(x, y, known, v, rng) -> LinkResult`` to :data:`ATTACKS` under ``name``,
+    so that a plugin module (config ``plugins:``) can add an attack to the matrix without
+    touching the package; the experiment lists it under ``options.attacks``."""
+
+    def deco(func):
+        if name in ATTACKS:
+            raise ValueError(f"attack {name!r} registered twice")
+        ATTACKS[name] = func
+        return func
+
+    return deco
+
+
+def matrix_attacks(opts) -> list[str]:
+    """The attacks an attack-matrix experiment runs: ``options.attacks``, else every registered one."""
+    return list(opts.get("attacks") or ATTACKS)
+
+
 def attack_matrix(x, y, cell: Cell, opts, rng) -> Rows:
-    """Beyond the papers: every attack against every masking method, % correctly linked.
+    """Beyond the papers: every attack of ``options.attacks`` against every masking method,
+    % correctly linked.
 
     The intruder knows the first half of the attributes (Pro-RL: the first half of the blocks
     of size v, the method's own v where it has one, else 2). L-RL(MA) is the univariate
     microaggregation location attack without knowing k: it links nothing on files that are not
-    microaggregated attribute by attribute."""
+    microaggregated attribute by attribute. The attacks share one Generator, in list order."""
     n, m = x.shape
     known = np.arange(half(m))
     v = int(dict(cell.params).get("v", 2))
-    return [(name, "half", percent(attack(x, y, known, v, rng))) for name, attack in ATTACKS.items()]
+    return [(name, "half", percent(ATTACKS[name](x, y, known, v, rng))) for name in matrix_attacks(opts)]
 
 
 EVALUATIONS: dict[str, Callable[..., Rows]] = {

@@ -3,6 +3,8 @@
 
 import hashlib
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -42,14 +44,21 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
         },
     }
     (tmp_path / "toy.yaml").write_text(yaml.safe_dump(cfg))
-    env = {**os.environ, "PYTHONPATH": str(ROOT / "tests" / "plugins") + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    plugins = tmp_path / "plugins"
+    shutil.copytree(ROOT / "tests" / "plugins", plugins, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "PYTHONPATH": str(plugins) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     env.pop("SDCRISK_DATA_MIRROR", None)
     work = tmp_path / "work"
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(work),
-                           "tables/toy_paper_T1.csv", "tables/replication.csv",
-                           "--cores", "2", "--configfile", str(tmp_path / "toy.yaml")],
-                          env=env, capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+
+    def snakemake(*args):
+        proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(work),
+                               "tables/toy_paper_T1.csv", "tables/replication.csv",
+                               "--cores", "2", "--configfile", str(tmp_path / "toy.yaml"), *args],
+                              env=env, capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        return proc.stdout + proc.stderr
+
+    snakemake()
     table = pd.read_csv(work / "tables" / "toy_paper_T1.csv")
     assert set(table.method) == {"toy_rounding", "rankswap"}
     assert set(table.measure) == {"DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "Oracle"}
@@ -60,3 +69,17 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
     check = pd.read_csv(work / "tables" / "replication.csv")
     published = pd.read_csv(ROOT / "published" / "published_values.csv")
     assert (check.kind == "cell").sum() == len(published)  # complete, even if none is computed here
+
+    # Plugin code is provenance too: editing a plugin's code reruns exactly the cells using it.
+    def planned_cells():
+        out = snakemake("-n")
+        return 0 if "Nothing to be done" in out else int(re.search(r"^cell\s+(\d+)$", out, flags=re.M).group(1))
+
+    masking = plugins / "toy_masking.py"
+    masking.write_text(masking.read_text().replace("plus a little noise", "plus a small noise"))
+    assert planned_cells() == 0  # a docstring edit
+    masking.write_text(masking.read_text().replace("base / 10", "base / 20"))
+    assert planned_cells() == 2  # the two toy_rounding cells, not the rankswap one
+    attack = plugins / "toy_attack.py"
+    attack.write_text(attack.read_text().replace("np.arange(x.shape[0])", "np.arange(len(x))"))
+    assert planned_cells() == 3  # every cell runs the toy attack

@@ -20,6 +20,10 @@ rule cell:
         experiment=lambda wc: sdc_config.cell_settings(config["experiments"][wc.experiment]),
         seed=config["seed"],
         plugins=config.get("plugins", []),
+        # a digest of the code behind the cell, so that editing a masking method or attack reruns
+        # its cells (Snakemake does not track imported code); comments and docstrings do not count
+        code=lambda wc: sdc_provenance.cell_code(sdc_config.find_cell(config, wc.experiment, wc.dataset, wc.cell).method,
+                                                 config["experiments"][wc.experiment].get("options")),
     script:
         "../scripts/run_cell.py"
 

@@ -43,5 +43,7 @@ rule belief_examples:
         md="tables/torra_belief_Texamples.md",
     log:
         "logs/tables/torra_belief_Texamples.log",
+    params:  # reruns when the belief-function code changes (see sdcrisk.provenance)
+        code=sdc_provenance.code_digest("sdcrisk.belief", "sdcrisk.experiments_belief"),
     script:
         "../scripts/belief_examples.py"

@@ -1,0 +1,76 @@
+"""Code provenance of a DAG cell: a digest of the code its numbers come from.
+
+Snakemake reruns a job when its params or its rule's script change, not when the imported
+package changes, so without this an edited masking method or attack would leave stale cells
+behind. The cell rule therefore takes :func:`cell_code` as a param: it changes when the code of
+the package's compute modules (masking, linkage, measures, evaluations, seeds) or of a plugin
+module the cell uses changes, and not when only comments, docstrings, layout, rendering or the
+replication check change (the digest is taken over the syntax tree without docstrings).
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import hashlib
+import importlib.util
+import inspect
+from pathlib import Path
+
+# Modules whose code decides a cell's numbers; packages count with every module in them.
+COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sdcrisk.evaluation",
+                   "sdcrisk.belief", "sdcrisk.experiments_belief", "sdcrisk.validation")
+
+
+def source_digest(source: str) -> str:
+    """Digest of Python source that ignores comments, docstrings and formatting."""
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if (isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body
+                and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)):
+            node.body = body[1:] or [ast.Pass()]
+    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
+
+
+@functools.cache
+def module_digest(name: str) -> str:
+    """Digest of an importable module, or of every module of a package (sorted by path)."""
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        raise ValueError(f"cannot locate module {name!r}")
+    origin = Path(spec.origin)
+    files = sorted(origin.parent.rglob("*.py")) if spec.submodule_search_locations else [origin]
+    return hashlib.sha256("".join(source_digest(f.read_text()) for f in files).encode()).hexdigest()[:16]
+
+
+def code_digest(*modules: str) -> str:
+    """Digest of several modules or packages (see :func:`module_digest`)."""
+    return hashlib.sha256("".join(module_digest(m) for m in modules).encode()).hexdigest()[:16]
+
+
+def _own_module(func) -> list[str]:
+    """The module defining ``func`` when it lies outside the package (a plugin), else nothing."""
+    name = getattr(func, "__module__", "") or ""
+    return [] if name == "sdcrisk" or name.startswith("sdcrisk.") else [name]
+
+
+def cell_code(method: str, options: dict | None = None) -> str:
+    """Digest of the code behind a cell of ``method`` with the experiment's ``options``: the
+    compute modules, the seed derivation (:class:`sdcrisk.config.Cell`) and any plugin module
+    defining the method or one of the ``options.attacks``."""
+    from .evaluation import ATTACKS, matrix_attacks
+    from .masking import get_method
+
+    plugins = _own_module(get_method(method).func)
+    if (options or {}).get("attacks"):
+        plugins += [m for a in matrix_attacks(options) for m in _own_module(ATTACKS[a])]
+    return _digest_with_seeds(code_digest(*COMPUTE_MODULES, *sorted(set(plugins))))
+
+
+@functools.cache
+def _digest_with_seeds(code: str) -> str:
+    from .config import Cell
+
+    return hashlib.sha256((code + source_digest(inspect.getsource(Cell))).encode()).hexdigest()[:16]

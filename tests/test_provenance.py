@@ -1,0 +1,83 @@
+"""Code provenance: a cell's code digest follows its code, not its comments or docstrings."""
+
+import importlib
+import sys
+import textwrap
+
+import pytest
+
+from sdcrisk import provenance
+from sdcrisk.evaluation import ATTACKS
+
+CODE = textwrap.dedent('''
+    """Module docstring."""
+    import numpy as np
+
+
+    def f(x):
+        """Function docstring."""
+        return np.sort(x)  # a comment
+''')
+
+
+def test_source_digest_ignores_comments_docstrings_and_layout():
+    quiet = CODE.replace('"""Function docstring."""', '"""Reworded."""').replace("# a comment", "")
+    quiet = quiet.replace("return np.sort(x)", "return np.sort(\n        x\n    )")
+    assert provenance.source_digest(quiet) == provenance.source_digest(CODE)
+    assert provenance.source_digest(CODE.replace("np.sort(x)", "np.sort(-x)")) != provenance.source_digest(CODE)
+    only_doc = 'def g():\n    """Only a docstring."""\n'
+    assert provenance.source_digest(only_doc) == provenance.source_digest("def g():\n    pass\n")
+
+
+@pytest.fixture
+def plugin_dir(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path
+    provenance.module_digest.cache_clear()
+
+
+def test_package_digest_covers_every_module(plugin_dir):
+    pkg = plugin_dir / "provpkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "kernel.py").write_text(CODE)
+    before = provenance.module_digest("provpkg")
+    (pkg / "sub" / "kernel.py").write_text(CODE.replace("np.sort(x)", "np.sort(x)[::-1]"))
+    provenance.module_digest.cache_clear()
+    assert provenance.module_digest("provpkg") != before
+
+
+def test_cell_code_follows_plugin_methods_and_attacks(plugin_dir, monkeypatch):
+    method = textwrap.dedent('''
+        from sdcrisk.masking import register
+
+        @register("provenance_toy", family="toy", randomised=False)
+        def provenance_toy(x, rng):
+            """Identity."""
+            return x.copy()
+
+        def attack(x, y, known, v, rng):
+            return None
+    ''')
+    (plugin_dir / "provplugin.py").write_text(method)
+    mod = importlib.import_module("provplugin")
+    try:
+        monkeypatch.setitem(ATTACKS, "ProvAttack", mod.attack)
+        package_only = provenance.cell_code("rankswap")
+        assert provenance.cell_code("mdav", {"scenarios": "2..all"}) == package_only
+        assert provenance.cell_code("rankswap", {"attacks": ["DBRL"]}) == package_only
+        with_plugin = provenance.cell_code("provenance_toy")
+        with_attack = provenance.cell_code("rankswap", {"attacks": ["DBRL", "ProvAttack"]})
+        assert with_plugin != package_only and with_attack != package_only
+        (plugin_dir / "provplugin.py").write_text(method.replace('"""Identity."""', '"""The identity."""'))
+        provenance.module_digest.cache_clear()
+        assert provenance.cell_code("provenance_toy") == with_plugin  # docstring only
+        (plugin_dir / "provplugin.py").write_text(method.replace("x.copy()", "x.copy() * 1.0"))
+        provenance.module_digest.cache_clear()
+        assert provenance.cell_code("provenance_toy") != with_plugin
+        assert provenance.cell_code("rankswap", {"attacks": ["DBRL", "ProvAttack"]}) != with_attack
+    finally:
+        from sdcrisk.masking.registry import METHODS
+        METHODS.pop("provenance_toy", None)
+        sys.modules.pop("provplugin", None)

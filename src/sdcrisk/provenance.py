@@ -1,11 +1,12 @@
-"""Code provenance of a DAG cell: a digest of the code its numbers come from.
+"""Code provenance of the DAG's jobs: a digest of the code their outputs come from.
 
 Snakemake reruns a job when its params or its rule's script change, not when the imported
-package changes, so without this an edited masking method or attack would leave stale cells
-behind. The cell rule therefore takes :func:`cell_code` as a param: it changes when the code of
-the package's compute modules (masking, linkage, measures, evaluations, seeds) or of a plugin
-module the cell uses changes, and not when only comments, docstrings, layout, rendering or the
-replication check change (the digest is taken over the syntax tree without docstrings).
+package changes, so without this an edited masking method, attack or renderer would leave stale
+outputs behind. Every rule therefore takes a digest of the package code it runs as a param: the
+cell rule :func:`cell_code` (the package's compute modules: masking, linkage, measures,
+evaluations, seeds; and any plugin module the cell uses), the other rules :func:`code_digest` of
+their module (data, replication, render, figures, belief). The digest is taken over the syntax
+tree without docstrings, so comments, docstrings and layout rerun nothing.
 """
 
 from __future__ import annotations

@@ -20,8 +20,8 @@ rule cell:
         experiment=lambda wc: sdc_config.cell_settings(config["experiments"][wc.experiment]),
         seed=config["seed"],
         plugins=config.get("plugins", []),
-        # a digest of the code behind the cell, so that editing a masking method or attack reruns
-        # its cells (Snakemake does not track imported code); comments and docstrings do not count
+        # the code behind the cell (sdcrisk.provenance; every rule has one): editing a masking
+        # method or attack reruns its cells, comments and docstrings do not count
         code=lambda wc: sdc_provenance.cell_code(sdc_config.find_cell(config, wc.experiment, wc.dataset, wc.cell).method,
                                                  config["experiments"][wc.experiment].get("options")),
     script:
@@ -37,5 +37,6 @@ rule aggregate:
         "logs/aggregate/{experiment}.log",
     params:
         cells=lambda wc: cells_of(wc.experiment),
+        code=sdc_provenance.code_digest("sdcrisk.replication"),
     script:
         "../scripts/aggregate.py"

@@ -15,5 +15,6 @@ rule check:
         "logs/check.log",
     params:  # only what the check reads: a change elsewhere in the config (e.g. data_mirror) reruns nothing
         experiments=config["experiments"],
+        code=sdc_provenance.code_digest("sdcrisk.replication"),
     script:
         "../scripts/check.py"

@@ -22,5 +22,6 @@ rule process_data:
         "logs/process_data/{dataset}.log",
     params:
         spec=lambda wc: config["datasets"][wc.dataset],
+        code=sdc_provenance.code_digest("sdcrisk.data", "sdcrisk.validation"),
     script:
         "../scripts/process_data.py"

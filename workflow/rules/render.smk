@@ -15,6 +15,7 @@ rule table:
         experiment=lambda wc: config["experiments"][TABLES[wc.name][0]],
         table=lambda wc: TABLES[wc.name][1],
         name=lambda wc: wc.name,
+        code=sdc_provenance.code_digest("sdcrisk.render"),
     script:
         "../scripts/render_table.py"
 
@@ -33,6 +34,7 @@ rule figure:
         experiment=lambda wc: config["experiments"][FIGURES[wc.name][0]],
         figure=lambda wc: FIGURES[wc.name][1],
         name=lambda wc: wc.name,
+        code=sdc_provenance.code_digest("sdcrisk.figures"),
     script:
         "../scripts/render_figure.py"
 
@@ -43,7 +45,7 @@ rule belief_examples:
         md="tables/torra_belief_Texamples.md",
     log:
         "logs/tables/torra_belief_Texamples.log",
-    params:  # reruns when the belief-function code changes (see sdcrisk.provenance)
+    params:
         code=sdc_provenance.code_digest("sdcrisk.belief", "sdcrisk.experiments_belief"),
     script:
         "../scripts/belief_examples.py"

@@ -1,8 +1,10 @@
 """Code provenance: a cell's code digest follows its code, not its comments or docstrings."""
 
 import importlib
+import re
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -81,3 +83,16 @@ def test_cell_code_follows_plugin_methods_and_attacks(plugin_dir, monkeypatch):
         from sdcrisk.masking.registry import METHODS
         METHODS.pop("provenance_toy", None)
         sys.modules.pop("provplugin", None)
+
+
+def test_every_rule_running_package_code_carries_a_digest():
+    """Rules whose script calls the package take its code digest as a param (fetch_data verifies a
+    checksum instead; notebooks list their support code as an input)."""
+    rules = {}
+    for smk in (Path(__file__).resolve().parents[1] / "workflow" / "rules").glob("*.smk"):
+        for name, body in re.findall(r"^rule (\w+):\n((?:[ \t]+.*\n|\n)*)", smk.read_text(), flags=re.M):
+            rules[name] = body
+    assert {"cell", "aggregate", "check", "table", "figure", "process_data", "belief_examples"} <= set(rules)
+    for name, body in rules.items():
+        if "script:" in body and name != "fetch_data":
+            assert re.search(r"^\s+code=.*sdc_provenance\.", body, flags=re.M), name

@@ -6,6 +6,10 @@ def cells_of(experiment):
     return [c for c in CELLS if c.experiment == experiment]
 
 
+def cell_of(wc):
+    return sdc_config.find_cell(config, wc.experiment, wc.dataset, wc.cell)
+
+
 rule cell:
     input:
         "data/processed/{dataset}.parquet",
@@ -16,14 +20,13 @@ rule cell:
     benchmark:
         "benchmarks/out/cells/{experiment}/{dataset}/{cell}.tsv"
     params:
-        cell=lambda wc: sdc_config.find_cell(config, wc.experiment, wc.dataset, wc.cell),
+        cell=cell_of,
         experiment=lambda wc: sdc_config.cell_settings(config["experiments"][wc.experiment]),
         seed=config["seed"],
         plugins=config.get("plugins", []),
         # the code behind the cell (sdcrisk.provenance; every rule has one): editing a masking
         # method or attack reruns its cells, comments and docstrings do not count
-        code=lambda wc: sdc_provenance.cell_code(sdc_config.find_cell(config, wc.experiment, wc.dataset, wc.cell).method,
-                                                 config["experiments"][wc.experiment].get("options")),
+        code=lambda wc: sdc_provenance.cell_code(cell_of(wc).method, config["experiments"][wc.experiment].get("options")),
     script:
         "../scripts/run_cell.py"
 

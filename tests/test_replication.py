@@ -5,7 +5,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from sdcrisk.replication import UNEXPLAINED, explain, load_explanations, markdown_report, status
+from sdcrisk.replication import UNEXPLAINED, explain, load_explanations, markdown_report, match_or_close, status
 
 ROOT = Path(__file__).resolve().parents[1]
 KNOWN = ROOT / "docs" / "known_differences.yaml"
@@ -41,9 +41,25 @@ def test_explain_first_matching_group_and_unexplained():
     df = _rows(paper=["p", "p", "q", "r", "r", "p"], measure=["PLD", "DLD", "DLD", "DLD", "DLD", "PLD"],
                method=["m", "m", "m", "z", "m", "m"], status=["differs"] * 5 + ["close"])
     assert explain(df, groups).tolist() == ["a", "b", "c", "c", UNEXPLAINED, ""]
-    md = markdown_report(df.assign(explanation=explain(df, groups)), {"cells": 6, "claims": 0, "status": {},
-                                                                      "by_paper_table": {}}, groups)
+    registered = df.assign(method=["mdav", "mdav", "rankswap", "rankswap", "mdav", "mdav"])
+    summary = {"cells": 6, "claims": 0, "status": {"differs": 5, "close": 1}, "by_paper_table": {},
+               "match_or_close": match_or_close(registered)}
+    md = markdown_report(df.assign(explanation=explain(df, groups)), summary, groups)
     assert "| `a` | 1 | A | 1 |" in md and "| `c` | 3 | C | 2 |" in md and f"`{UNEXPLAINED}`" in md
+    assert "0 match, 1 close, 5 differs, 0 missing" in md
+    assert "- All rows: match or close 1 of 6 (16.7 %)" in md
+
+
+def test_match_or_close_shares():
+    """Deterministic = table cells of masking methods the registry marks as not randomised;
+    text claims count only in the overall share."""
+    df = _rows(kind=["cell", "cell", "cell", "cell", "claim", "cell"],
+               method=["mdav", "optimal_univariate_ma", "mdav", "rankswap", "mdav", "individual_ranking_ma"],
+               status=["match", "close", "differs", "match", "close", "missing"])
+    shares = match_or_close(df)
+    assert shares["all"] == {"ok": 4, "n": 6, "share": round(4 / 6, 4)}
+    assert shares["deterministic_cells"] == {"ok": 2, "n": 4, "share": 0.5}
+    assert match_or_close(df[df.method == "rankswap"])["deterministic_cells"] == {"ok": 0, "n": 0, "share": None}
 
 
 def test_project_file_explains_every_committed_difference():

@@ -73,6 +73,8 @@ def test_check_files_complete(quick_run):
     assert rep.explanation[differs].notna().all() and rep.explanation[~differs].isna().all()
     summary = json.loads((quick_run / "tables" / "replication_summary.json").read_text())
     assert summary["cells"] == len(published) and summary["claims"] == len(claims)
+    ok = rep.status.isin(["match", "close"])
+    assert summary["match_or_close"]["all"] == {"ok": int(ok.sum()), "n": len(rep), "share": round(ok.mean(), 4)}
     assert "Replication check" in (quick_run / "tables" / "replication.md").read_text()
 
 

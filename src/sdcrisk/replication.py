@@ -267,6 +267,7 @@ def check(aggregated_paths, values_path, claims_path, cfg: dict, out_csv, out_md
         "cells": int((result.kind == "cell").sum()),
         "claims": int((result.kind == "claim").sum()),
         "status": dict(Counter(result.status)),
+        "match_or_close": match_or_close(result),
         "by_paper_table": {
             f"{pa}|{ta}": dict(Counter(g.status)) for (pa, ta), g in result.groupby(["paper", "table"], sort=False)
         },
@@ -276,6 +277,24 @@ def check(aggregated_paths, values_path, claims_path, cfg: dict, out_csv, out_md
     return result
 
 
+def match_or_close(result: pd.DataFrame) -> dict:
+    """Rows that match or are close, over all rows and over the cells of deterministic masking
+    methods (no sampling noise: the calibration points of REPLICATION.md), as {ok, n, share}."""
+    from .masking import get_method
+
+    ok = result.status.isin(["match", "close"])
+    methods = result.method.where(result.kind == "cell")
+    deterministic = methods.map(lambda m: isinstance(m, str) and not get_method(m).randomised).astype(bool)
+    share = lambda mask: {"ok": int((ok & mask).sum()), "n": int(mask.sum()),
+                          "share": round(float((ok & mask).sum() / mask.sum()), 4) if mask.any() else None}
+    return {"all": share(pd.Series(True, index=result.index)), "deterministic_cells": share(deterministic)}
+
+
+def _share_line(what: str, s: dict) -> str:
+    share = "no rows" if s["share"] is None else f"{s['ok']} of {s['n']} ({100 * s['share']:.1f} %)"
+    return f"- {what}: match or close {share}."
+
+
 def markdown_report(result: pd.DataFrame, summary: dict, groups: list[dict] = ()) -> str:
     lines = ["# Replication check", "",
              "Every published table cell and text claim against its regenerated value. Status rules:",
@@ -283,7 +302,12 @@ def markdown_report(result: pd.DataFrame, summary: dict, groups: list[dict] = ()
              "1 percentage point or 5 % relative (record counts: 1 % of n); `differs` = anything else.",
              f"Each `differs` row names its cause group (below); the evidence is in `{EXPLANATIONS_FILE}`,",
              "section \"Results and every `differs`\".", "",
-             f"Cells: {summary['cells']}, claims: {summary['claims']}; status counts: {summary['status']}", "",
+             f"Cells: {summary['cells']}, claims: {summary['claims']}; "
+             + ", ".join(f"{summary['status'].get(k, 0)} {k}" for k in ("match", "close", "differs", "missing")) + ".",
+             "",
+             _share_line("All rows", summary["match_or_close"]["all"]),
+             _share_line("Cells of deterministic masking methods (individual-ranking, optimal univariate and MDAV "
+                         "microaggregation)", summary["match_or_close"]["deterministic_cells"]), "",
              "| paper | table | match | close | differs | missing |", "|---|---|---|---|---|---|"]
     for key, counts in summary["by_paper_table"].items():
         pa, ta = key.split("|")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,11 @@ from sdcrisk.data import MIRROR_ENV, DatasetSpec, fetch, load_rda
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MIRROR = ROOT.parent / "shared" / "data"
+
+
+def planned_jobs(output: str) -> dict[str, int]:
+    """Jobs per rule from the "Job stats" table a Snakemake (dry) run prints; empty when nothing is to be done."""
+    return {rule: int(n) for rule, n in re.findall(r"^(\w+)\s+(\d+)$", output, flags=re.M)}
 
 
 def mirror_dir() -> Path:

@@ -3,7 +3,6 @@
 
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import pandas as pd
 import pyreadr
 import pytest
 import yaml
+from conftest import planned_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -72,8 +72,7 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
 
     # Plugin code is provenance too: editing a plugin's code reruns exactly the cells using it.
     def planned_cells():
-        out = snakemake("-n")
-        return 0 if "Nothing to be done" in out else int(re.search(r"^cell\s+(\d+)$", out, flags=re.M).group(1))
+        return planned_jobs(snakemake("-n")).get("cell", 0)
 
     masking = plugins / "toy_masking.py"
     masking.write_text(masking.read_text().replace("plus a little noise", "plus a small noise"))

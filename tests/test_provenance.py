@@ -50,6 +50,10 @@ def test_package_digest_covers_every_module(plugin_dir):
     assert provenance.module_digest("provpkg") != before
 
 
+def matrix(attacks):
+    return {"evaluation": "attack_matrix", "replicates": 1, "options": {"attacks": attacks}}
+
+
 def test_cell_code_follows_plugin_methods_and_attacks(plugin_dir, monkeypatch):
     method = textwrap.dedent('''
         from sdcrisk.masking import register
@@ -67,10 +71,10 @@ def test_cell_code_follows_plugin_methods_and_attacks(plugin_dir, monkeypatch):
     try:
         monkeypatch.setitem(ATTACKS, "ProvAttack", mod.attack)
         package_only = provenance.cell_code("rankswap")
-        assert provenance.cell_code("mdav", {"scenarios": "2..all"}) == package_only
-        assert provenance.cell_code("rankswap", {"attacks": ["DBRL"]}) == package_only
+        assert provenance.cell_code("mdav", {"evaluation": "location_scores", "options": {"scenarios": "2..all"}}) == package_only
+        assert provenance.cell_code("rankswap", matrix(["DBRL"])) == package_only
         with_plugin = provenance.cell_code("provenance_toy")
-        with_attack = provenance.cell_code("rankswap", {"attacks": ["DBRL", "ProvAttack"]})
+        with_attack = provenance.cell_code("rankswap", matrix(["DBRL", "ProvAttack"]))
         assert with_plugin != package_only and with_attack != package_only
         (plugin_dir / "provplugin.py").write_text(method.replace('"""Identity."""', '"""The identity."""'))
         provenance.module_digest.cache_clear()
@@ -78,7 +82,7 @@ def test_cell_code_follows_plugin_methods_and_attacks(plugin_dir, monkeypatch):
         (plugin_dir / "provplugin.py").write_text(method.replace("x.copy()", "x.copy() * 1.0"))
         provenance.module_digest.cache_clear()
         assert provenance.cell_code("provenance_toy") != with_plugin
-        assert provenance.cell_code("rankswap", {"attacks": ["DBRL", "ProvAttack"]}) != with_attack
+        assert provenance.cell_code("rankswap", matrix(["DBRL", "ProvAttack"])) != with_attack
     finally:
         from sdcrisk.masking.registry import METHODS
         METHODS.pop("provenance_toy", None)

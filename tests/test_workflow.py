@@ -2,7 +2,6 @@
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -17,7 +16,7 @@ import yaml
 
 from sdcrisk import config as cfgmod
 from sdcrisk.replication import figure_targets, table_targets
-from conftest import mirror_dir
+from conftest import mirror_dir, planned_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "config" / "quick.yaml"
@@ -111,7 +110,7 @@ def test_editing_tables_and_figures_reruns_no_cell(quick_run, tmp_path):
     edited = tmp_path / "edited.yaml"
     edited.write_text(yaml.safe_dump(cfg, sort_keys=False))  # key order names the cells
     proc = snakemake(quick_run, "--cores", "1", "--configfile", str(edited), "-n")
-    planned = {line.split()[0] for line in proc.stdout.splitlines() if re.match(r"^\w+\s+\d+$", line.strip())}
+    planned = set(planned_jobs(proc.stdout))
     assert {"table", "figure"} <= planned and not planned & {"cell", "aggregate"}
 
 
@@ -163,6 +162,5 @@ def test_full_dag_builds_from_the_repository_without_warnings():
     proc = _checked(subprocess.run([sys.executable, "-m", "snakemake", "-n", "--forceall", "--cores", "1"],
                                    cwd=ROOT, env=env, capture_output=True, text=True, check=False))
     output = proc.stdout + proc.stderr
-    planned = dict(re.findall(r"^(\w+)\s+(\d+)$", output, flags=re.M))
-    assert int(planned["cell"]) == len(cfgmod.cells(cfgmod.load(ROOT / "config" / "config.yaml")))
+    assert planned_jobs(output)["cell"] == len(cfgmod.cells(cfgmod.load(ROOT / "config" / "config.yaml")))
     assert "starts with './'" not in output and "discouraged" not in output

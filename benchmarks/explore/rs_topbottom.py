@@ -66,21 +66,11 @@ if __name__ == '__main__':
     ps = [int(v) for v in sys.argv[2].split(',')]
     reps = int(sys.argv[3])
     dsets = sys.argv[4].split(',')
-    P = L.PUB.copy(); P['param'] = P.param.astype(float).astype(int)
     for ds in dsets:
-        x = L.load(ds); n, m = x.shape
-        tc, ts = ('T1', 'T3') if ds == 'census' else ('T2', 'T4')
+        x = L.load(ds)
         for top, bottom in sets:
             for p in ps:
-                acc = []
-                for r in range(reps):
-                    y = mask(x, p, top, bottom, np.random.default_rng(1000 * p + r))
-                    c = L.lrl_counts(x, y, p, range(1, m + 1))
-                    acc.append([c[k] for k in range(1, m + 1)] + [L.dld(x, y), L.id_(x, y), L.il(x, y)])
-                a = np.mean(acc, axis=0)
-                pc = P[(P.table == tc) & (P.param == p)].set_index('known').value
-                pc.index = pc.index.astype(int)
-                ps_ = P[(P.table == ts) & (P.param == p)].set_index('measure').value
-                print(f"{ds} T={top} B={bottom} p={p} DLD {a[m]:.2f}/{ps_['DLD']} ID {a[m+1]:.2f}/{ps_['ID']} IL {a[m+2]:.2f}/{ps_['IL']}")
-                print('   ours', ' '.join(f'{v:.0f}' for v in a[:m]))
-                print('   pub ', ' '.join(f'{pc[k]:.0f}' for k in range(1, m + 1)), flush=True)
+                counts, ours, pubc, s = L.versus_published(x, ds, p, lambda rng: mask(x, p, top, bottom, rng), reps)
+                print(f"{ds} T={top} B={bottom} p={p} " + " ".join(f"{k} {ours[k]:.2f}/{s[k]}" for k in ours))
+                print('   ours', ' '.join(f'{v:.0f}' for v in counts))
+                print('   pub ', ' '.join(f'{v:.0f}' for v in pubc), flush=True)

@@ -59,20 +59,10 @@ if __name__ == "__main__":
     ds = sys.argv[1] if len(sys.argv) > 1 else 'census'
     ps = [int(s) for s in sys.argv[2].split(',')] if len(sys.argv) > 2 else [2, 6, 10, 14, 20]
     reps = int(sys.argv[3]) if len(sys.argv) > 3 else 1
-    x = L.load(ds); n, m = x.shape
-    tc, ts = ('T1', 'T3') if ds == 'census' else ('T2', 'T4')
-    P = L.PUB.copy(); P['param'] = P.param.astype(float).astype(int)
+    x = L.load(ds)
     for rule in ['rank', 'range', 'rel', 'sd']:
         for p in ps:
-            acc = []
-            for r in range(reps):
-                y = mask(x, p, rule, np.random.default_rng(1000 * p + r))
-                c = L.lrl_counts(x, y, p, range(1, m + 1))
-                acc.append([c[k] for k in range(1, m + 1)] + [L.dld(x, y), L.id_(x, y), L.il(x, y)])
-            a = np.mean(acc, axis=0)
-            pc = P[(P.table == tc) & (P.param == p)].set_index('known').value
-            pc.index = pc.index.astype(int)
-            s = P[(P.table == ts) & (P.param == p)].set_index('measure').value
-            print(f"{ds} {rule:5} p={p:2}  DLD {a[m]:5.1f}/{s['DLD']:5.1f}  ID {a[m+1]:5.1f}/{s['ID']:5.1f}  "
-                  f"IL {a[m+2]:5.1f}/{s['IL']:5.1f}   L-RL ours {' '.join(f'{v:.0f}' for v in a[:m])} | pub "
-                  f"{' '.join(f'{pc[k]:.0f}' for k in range(1, m + 1))}", flush=True)
+            counts, ours, pubc, s = L.versus_published(x, ds, p, lambda rng: mask(x, p, rule, rng), reps)
+            print(f"{ds} {rule:5} p={p:2}  " + "  ".join(f"{k} {ours[k]:5.1f}/{s[k]:5.1f}" for k in ours)
+                  + f"   L-RL ours {' '.join(f'{v:.0f}' for v in counts)} | pub {' '.join(f'{v:.0f}' for v in pubc)}",
+                  flush=True)

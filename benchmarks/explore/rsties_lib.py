@@ -158,6 +158,25 @@ def il(x, y):
     return information_loss(x, y)
 
 
+def versus_published(x, ds, p, make_masked, reps):
+    """Mean over ``reps`` maskings ``make_masked(rng)`` (rng seeded 1000 p + r) of the L-RL counts
+    with k = 1..m known attributes and of DLD / ID / IL, beside the published seed 002 counts
+    (T1 Census, T2 EIA) and scores (T3 / T4) at p: (counts, scores, published counts, published scores)."""
+    m = x.shape[1]
+    acc = []
+    for r in range(reps):
+        y = make_masked(np.random.default_rng(1000 * p + r))
+        c = lrl_counts(x, y, p, range(1, m + 1))
+        acc.append([c[k] for k in range(1, m + 1)] + [dld(x, y), id_(x, y), il(x, y)])
+    a = np.mean(acc, axis=0)
+    tc, ts = ('T1', 'T3') if ds == 'census' else ('T2', 'T4')
+    P = PUB.assign(param=PUB.param.astype(float).astype(int))
+    pc = P[(P.table == tc) & (P.param == p)].set_index('known').value
+    pc.index = pc.index.astype(int)
+    ps = P[(P.table == ts) & (P.param == p)].set_index('measure').value
+    return a[:m], dict(zip(('DLD', 'ID', 'IL'), a[m:])), np.array([pc[k] for k in range(1, m + 1)]), ps
+
+
 def pub(table, p, col):
     s = PUB[(PUB.table == table) & (PUB.param == str(p))] if PUB.param.dtype == object else PUB[(PUB.table == table) & (PUB.param == p)]
     return s

@@ -108,7 +108,8 @@ def validate(cfg: dict, source: str = "config") -> dict:
                                                **{q: vals[0] for q, vals in grid.items()}, pname: v})
                         except ValueError as exc:
                             raise ConfigError(f"{source}: {key}.methods.{method}.{pname}: {exc}") from None
-        spec_range = (exp.get("options") or {}).get("scenarios")
+        options = exp.get("options") or {}
+        spec_range = options.get("scenarios")
         if spec_range is not None:
             from .evaluation import parse_range
             for d in exp["datasets"]:
@@ -116,8 +117,8 @@ def validate(cfg: dict, source: str = "config") -> dict:
                 if m is not None and not parse_range(spec_range, m):
                     raise ConfigError(f"{source}: {key}.options.scenarios: {spec_range!r} gives no scenario "
                                       f"for data set {d!r} with {m} attributes; expected 'lo..hi' with lo <= hi")
-        _check_option_keywords(exp.get("options") or {}, f"{key}.options", source)
-        attacks = (exp.get("options") or {}).get("attacks")
+        _check_option_keywords(options, f"{key}.options", source)
+        attacks = options.get("attacks")
         if attacks is not None:
             from .evaluation import ATTACKS
             if exp["evaluation"] != "attack_matrix":

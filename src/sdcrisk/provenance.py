@@ -23,6 +23,10 @@ COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sd
                    "sdcrisk.belief", "sdcrisk.experiments_belief", "sdcrisk.validation")
 
 
+def _hash(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def source_digest(source: str) -> str:
     """Digest of Python source that ignores comments, docstrings and formatting."""
     tree = ast.parse(source)
@@ -32,7 +36,7 @@ def source_digest(source: str) -> str:
                 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
                 and isinstance(body[0].value.value, str)):
             node.body = body[1:] or [ast.Pass()]
-    return hashlib.sha256(ast.dump(tree).encode()).hexdigest()[:16]
+    return _hash(ast.dump(tree))
 
 
 @functools.cache
@@ -43,12 +47,12 @@ def module_digest(name: str) -> str:
         raise ValueError(f"cannot locate module {name!r}")
     origin = Path(spec.origin)
     files = sorted(origin.parent.rglob("*.py")) if spec.submodule_search_locations else [origin]
-    return hashlib.sha256("".join(source_digest(f.read_text()) for f in files).encode()).hexdigest()[:16]
+    return _hash("".join(source_digest(f.read_text()) for f in files))
 
 
 def code_digest(*modules: str) -> str:
     """Digest of several modules or packages (see :func:`module_digest`)."""
-    return hashlib.sha256("".join(module_digest(m) for m in modules).encode()).hexdigest()[:16]
+    return _hash("".join(module_digest(m) for m in modules))
 
 
 def _own_module(func) -> list[str]:
@@ -57,21 +61,23 @@ def _own_module(func) -> list[str]:
     return [] if name == "sdcrisk" or name.startswith("sdcrisk.") else [name]
 
 
-def cell_code(method: str, options: dict | None = None) -> str:
-    """Digest of the code behind a cell of ``method`` with the experiment's ``options``: the
-    compute modules, the seed derivation (:class:`sdcrisk.config.Cell`) and any plugin module
-    defining the method or one of the ``options.attacks``."""
+def cell_code(method: str, settings: dict | None = None) -> str:
+    """Digest of the code behind a cell of ``method`` under the experiment's cell ``settings``
+    (:func:`sdcrisk.config.cell_settings`): the compute modules, the seed derivation
+    (:class:`sdcrisk.config.Cell`) and any plugin module defining the method or, for the attack
+    matrix, one of the attacks it runs."""
     from .evaluation import ATTACKS, matrix_attacks
     from .masking import get_method
 
+    settings = settings or {}
     plugins = _own_module(get_method(method).func)
-    if (options or {}).get("attacks"):
-        plugins += [m for a in matrix_attacks(options) for m in _own_module(ATTACKS[a])]
-    return _digest_with_seeds(code_digest(*COMPUTE_MODULES, *sorted(set(plugins))))
+    if settings.get("evaluation") == "attack_matrix":
+        plugins += [m for a in matrix_attacks(settings.get("options") or {}) for m in _own_module(ATTACKS[a])]
+    return _hash(code_digest(*COMPUTE_MODULES, *sorted(set(plugins))) + _seed_digest())
 
 
 @functools.cache
-def _digest_with_seeds(code: str) -> str:
+def _seed_digest() -> str:
     from .config import Cell
 
-    return hashlib.sha256((code + source_digest(inspect.getsource(Cell))).encode()).hexdigest()[:16]
+    return source_digest(inspect.getsource(Cell))

@@ -10,6 +10,10 @@ def cell_of(wc):
     return sdc_config.find_cell(config, wc.experiment, wc.dataset, wc.cell)
 
 
+def settings_of(wc):
+    return sdc_config.cell_settings(config["experiments"][wc.experiment])
+
+
 rule cell:
     input:
         "data/processed/{dataset}.parquet",
@@ -21,12 +25,12 @@ rule cell:
         "benchmarks/out/cells/{experiment}/{dataset}/{cell}.tsv"
     params:
         cell=cell_of,
-        experiment=lambda wc: sdc_config.cell_settings(config["experiments"][wc.experiment]),
+        experiment=lambda wc: settings_of(wc),
         seed=config["seed"],
         plugins=config.get("plugins", []),
         # the code behind the cell (sdcrisk.provenance; every rule has one): editing a masking
         # method or attack reruns its cells, comments and docstrings do not count
-        code=lambda wc: sdc_provenance.cell_code(cell_of(wc).method, config["experiments"][wc.experiment].get("options")),
+        code=lambda wc: sdc_provenance.cell_code(cell_of(wc).method, settings_of(wc)),
     script:
         "../scripts/run_cell.py"
 

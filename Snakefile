@@ -9,6 +9,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
     os.environ.setdefault(_var, "1")
 
 from sdcrisk import config as sdc_config
+from sdcrisk import environment as sdc_environment
 from sdcrisk import provenance as sdc_provenance
 from sdcrisk import replication as sdc_rep
 
@@ -56,5 +57,6 @@ rule all:
         "tables/replication.csv",
         "tables/replication.md",
         "tables/replication_summary.json",
+        "tables/environment.json",
         expand("results/notebooks/{paper}.ipynb", paper=NOTEBOOK_PAPERS),
         expand("results/notebooks/{paper}.html", paper=NOTEBOOK_PAPERS),

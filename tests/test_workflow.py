@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import zipfile
+from importlib import metadata
 from pathlib import Path
 
 import pandas as pd
@@ -75,6 +76,12 @@ def test_check_files_complete(quick_run):
     ok = rep.status.isin(["match", "close"])
     assert summary["match_or_close"]["all"] == {"ok": int(ok.sum()), "n": len(rep), "share": round(ok.mean(), 4)}
     assert "Replication check" in (quick_run / "tables" / "replication.md").read_text()
+
+
+def test_run_records_its_environment(quick_run):
+    recorded = json.loads((quick_run / "tables" / "environment.json").read_text())
+    assert recorded["packages"]["numpy"] == metadata.version("numpy")
+    assert recorded["packages"]["snakemake"] == metadata.version("snakemake")
 
 
 def test_report_holds_every_table_figure_and_notebook(quick_run):

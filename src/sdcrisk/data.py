@@ -134,14 +134,20 @@ def load_rda(spec: DatasetSpec, path: str | os.PathLike) -> pd.DataFrame:
     return table.astype(np.float64)
 
 
-def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
-    """Write a processed table as parquet, atomically (temporary file, then rename)."""
+def atomic_write(path: str | os.PathLike, write) -> Path:
+    """Call ``write(tmp)`` on a temporary path beside ``path``, then rename it to ``path``: a
+    failed or killed job leaves no partial output."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".part")
-    table.to_parquet(tmp, index=False)
+    write(tmp)
     os.replace(tmp, path)
     return path
+
+
+def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
+    """Write a processed table as parquet, atomically (temporary file, then rename)."""
+    return atomic_write(path, lambda tmp: table.to_parquet(tmp, index=False))
 
 
 def read_table(path: str | os.PathLike) -> pd.DataFrame:

@@ -6,7 +6,10 @@ outputs behind. Every rule therefore takes a digest of the package code it runs 
 cell rule :func:`cell_code` (the package's compute modules: masking, linkage, measures,
 evaluations, seeds; and any plugin module the cell uses), the other rules :func:`code_digest` of
 their module (data, replication, render, figures, belief). The digest is taken over the syntax
-tree without docstrings, so comments, docstrings and layout rerun nothing.
+tree without docstrings, so comments, docstrings and layout rerun nothing. It also covers the
+Python version (``major.minor``) and the versions of the libraries whose behaviour decides the
+output (:data:`COMPUTE_LIBRARIES` for cells; numpy and pandas, plus matplotlib for figures, for the
+rest): upgrading numpy reruns the cells, upgrading matplotlib re-renders the figures only.
 """
 
 from __future__ import annotations
@@ -18,9 +21,14 @@ import importlib.util
 import inspect
 from pathlib import Path
 
+from .environment import versions
+
 # Modules whose code decides a cell's numbers; packages count with every module in them.
 COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sdcrisk.evaluation",
                    "sdcrisk.belief", "sdcrisk.experiments_belief", "sdcrisk.validation")
+# Libraries whose versions decide a cell's numbers (random streams, sums, kernels, I/O of tables).
+COMPUTE_LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow")
+TABLE_LIBRARIES = ("numpy", "pandas")
 
 
 def _hash(text: str) -> str:
@@ -50,9 +58,10 @@ def module_digest(name: str) -> str:
     return _hash("".join(source_digest(f.read_text()) for f in files))
 
 
-def code_digest(*modules: str) -> str:
-    """Digest of several modules or packages (see :func:`module_digest`)."""
-    return _hash("".join(module_digest(m) for m in modules))
+def code_digest(*modules: str, libraries: tuple[str, ...] = TABLE_LIBRARIES) -> str:
+    """Digest of several modules or packages (see :func:`module_digest`), the Python version and
+    the versions of ``libraries``."""
+    return _hash("".join(module_digest(m) for m in modules) + versions(libraries))
 
 
 def _own_module(func) -> list[str]:
@@ -73,7 +82,8 @@ def cell_code(method: str, settings: dict | None = None) -> str:
     plugins = _own_module(get_method(method).func)
     if settings.get("evaluation") == "attack_matrix":
         plugins += [m for a in matrix_attacks(settings.get("options") or {}) for m in _own_module(ATTACKS[a])]
-    return _hash(code_digest(*COMPUTE_MODULES, *sorted(set(plugins))) + _seed_digest())
+    return _hash(code_digest(*COMPUTE_MODULES, *sorted(set(plugins)), libraries=COMPUTE_LIBRARIES)
+                 + _seed_digest())
 
 
 @functools.cache

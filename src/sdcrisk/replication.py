@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections import Counter
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
+
+from .data import atomic_write
 
 KEYS = ["dataset", "method", "param", "known", "measure"]
 #: replicate counts the papers state (seed 003 §4: 100 maskings); others unknown
@@ -262,7 +263,7 @@ def check(aggregated_paths, values_path, claims_path, cfg: dict, out_csv, out_md
     claims = pd.read_csv(claims_path, dtype=str, keep_default_na=False)
     result = pd.concat([check_values(agg, published, cfg), check_claims(agg, claims, cfg)], ignore_index=True)
     result["explanation"] = explain(result, groups)
-    _atomic(out_csv, lambda p: result.to_csv(p, index=False, float_format="%.6g"))
+    atomic_write(out_csv, lambda p: result.to_csv(p, index=False, float_format="%.6g"))
     summary = {
         "cells": int((result.kind == "cell").sum()),
         "claims": int((result.kind == "claim").sum()),
@@ -272,8 +273,8 @@ def check(aggregated_paths, values_path, claims_path, cfg: dict, out_csv, out_md
             f"{pa}|{ta}": dict(Counter(g.status)) for (pa, ta), g in result.groupby(["paper", "table"], sort=False)
         },
     }
-    _atomic(out_summary, lambda p: Path(p).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n"))
-    _atomic(out_md, lambda p: Path(p).write_text(markdown_report(result, summary, groups)))
+    atomic_write(out_summary, lambda p: Path(p).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n"))
+    atomic_write(out_md, lambda p: Path(p).write_text(markdown_report(result, summary, groups)))
     return result
 
 
@@ -330,10 +331,3 @@ def markdown_report(result: pd.DataFrame, summary: dict, groups: list[dict] = ()
                      f"{r.published:g} | {r['mean']:.2f} ({r.sd:.2f}, {r.n}) | {r.explanation} |")
     return "\n".join(lines) + "\n"
 
-
-def _atomic(path, write):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
-    write(tmp)
-    os.replace(tmp, path)

@@ -18,3 +18,19 @@ rule check:
         code=sdc_provenance.code_digest("sdcrisk.replication"),
     script:
         "../scripts/check.py"
+
+
+# The software behind this run (Python, platform, every package the project needs): with
+# constraints.txt, what a reader needs to regenerate the tables bit for bit. The versions are the
+# params, so an upgraded package rewrites the file (and, through the code digests, reruns the jobs
+# whose output it can change).
+rule environment:
+    output:
+        "tables/environment.json",
+    log:
+        "logs/environment.log",
+    params:
+        environment=sdc_environment.describe(),
+        code=sdc_provenance.code_digest("sdcrisk.environment"),
+    script:
+        "../scripts/environment.py"

@@ -9,6 +9,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
     os.environ.setdefault(_var, "1")
 
 from sdcrisk import config as sdc_config
+from sdcrisk import data as sdc_data
 from sdcrisk import environment as sdc_environment
 from sdcrisk import provenance as sdc_provenance
 from sdcrisk import replication as sdc_rep

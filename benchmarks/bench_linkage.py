@@ -23,7 +23,7 @@ import yaml
 from scipy.spatial.distance import cdist
 from scipy.stats import rankdata
 
-from sdcrisk.data import DatasetSpec, fetch, load_rda
+from sdcrisk.data import DatasetSpec, fetch, load_table
 from sdcrisk.linkage.distance import dbrl, standardise
 from sdcrisk.linkage.location import rank_swap_intervals, rsrl, _sorted_masked
 from sdcrisk.linkage.rank import rbrl
@@ -36,7 +36,7 @@ def load_eia(mirror: Path) -> np.ndarray:
     spec = DatasetSpec.from_config("eia", entries["eia"])
     with tempfile.TemporaryDirectory() as tmp:
         path = fetch(spec, Path(tmp) / spec.filename, mirror=mirror)
-        return load_rda(spec, path).to_numpy()
+        return load_table(spec, path).to_numpy()
 
 
 def simple_rank_swap(x, P, rng):

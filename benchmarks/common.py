@@ -14,7 +14,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "src"))
 
-from sdcrisk.data import DatasetSpec, fetch, load_rda  # noqa: E402
+from sdcrisk.data import DatasetSpec, fetch, load_table  # noqa: E402
 
 
 def load(name: str) -> np.ndarray:
@@ -23,7 +23,7 @@ def load(name: str) -> np.ndarray:
     spec = DatasetSpec.from_config(name, entry)
     mirror = os.environ.get("SDCRISK_DATA_MIRROR") or str(ROOT.parent / "shared" / "data")
     with tempfile.TemporaryDirectory() as tmp:
-        return load_rda(spec, fetch(spec, Path(tmp) / spec.filename, mirror=mirror)).to_numpy()
+        return load_table(spec, fetch(spec, Path(tmp) / spec.filename, mirror=mirror)).to_numpy()
 
 
 def median_time(fn, repeat: int = 5, warmup: int = 1) -> float:

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
-from sdcrisk.data import MIRROR_ENV, DatasetSpec, fetch, load_rda
+from sdcrisk.data import MIRROR_ENV, DatasetSpec, fetch, load_table
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_MIRROR = ROOT.parent / "shared" / "data"
@@ -35,7 +35,7 @@ def _load(name: str, tmp_path_factory) -> np.ndarray:
     if not (mirror_dir() / spec.filename).is_file():
         pytest.skip(f"reference data mirror {mirror_dir()} not available")
     path = fetch(spec, tmp_path_factory.mktemp("data") / spec.filename, mirror=mirror_dir())
-    return load_rda(spec, path).to_numpy()
+    return load_table(spec, path).to_numpy()
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sdcrisk.data import DatasetSpec, fetch, load_rda, sha256_of
+from sdcrisk.data import DatasetSpec, fetch, load_table, sha256_of
 from conftest import dataset_spec, mirror_dir
 
 
@@ -56,7 +56,7 @@ def test_missing_column_names_it(tmp_path):
     path = fetch(spec, tmp_path / "c.rda", mirror=mirror_dir())
     bad = DatasetSpec(spec.name, spec.url, spec.sha256, spec.object, spec.columns + ("NOSUCH",), spec.filename)
     with pytest.raises(ValueError, match="NOSUCH"):
-        load_rda(bad, path)
+        load_table(bad, path)
 
 
 def test_corrupt_file_is_clear(tmp_path):
@@ -64,13 +64,79 @@ def test_corrupt_file_is_clear(tmp_path):
     p = tmp_path / "x.rda"
     p.write_bytes(b"not an R file")
     with pytest.raises(ValueError, match="cannot read"):
-        load_rda(spec, p)
+        load_table(spec, p)
 
 
 def test_columns_in_file_order(tmp_path):
     spec = dataset_spec("eia")
     if not (mirror_dir() / spec.filename).is_file():
         pytest.skip("no mirror")
-    table = load_rda(spec, fetch(spec, tmp_path / "e.rda", mirror=mirror_dir()))
+    table = load_table(spec, fetch(spec, tmp_path / "e.rda", mirror=mirror_dir()))
     assert list(table.columns) == list(spec.columns)
     assert list(table.columns)[0] == "RESREVENUE" and list(table.columns)[-1] == "TOTSALES"
+
+
+TOY = {"A": [1.0, 2.0, 3.5, 4.0], "B": [10, 30, 20, 40], "note": ["a", "b", "c", "d"]}
+
+
+def _toy_file(tmp_path, fmt, frame=None):
+    import pandas as pd
+
+    frame = pd.DataFrame(TOY) if frame is None else frame
+    path = tmp_path / f"toy.{fmt}"
+    frame.to_csv(path, index=False) if fmt == "csv" else frame.to_parquet(path, index=False)
+    return DatasetSpec("toy", f"https://example.invalid/toy.{fmt}", "0" * 64, "", ("B", "A")), path
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_csv_and_parquet_data_sets_load_like_r_files(tmp_path, fmt):
+    spec, path = _toy_file(tmp_path, fmt)
+    assert spec.format == fmt and spec.raw_path == f"data/raw/toy.{fmt}"
+    table = load_table(spec, path)
+    assert list(table.columns) == ["B", "A"] and (table.dtypes == np.float64).all()
+    assert table["A"].tolist() == TOY["A"]
+
+
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+@pytest.mark.parametrize("column, value, message", [
+    ("A", float("nan"), "column 'A' contains NaN"),
+    ("B", 7, "column 'B' is constant"),
+    ("A", "x", "column 'A' is not numeric"),
+])
+def test_bad_csv_and_parquet_columns_are_named(tmp_path, fmt, column, value, message):
+    import pandas as pd
+
+    frame = pd.DataFrame(TOY)
+    if isinstance(value, str):
+        frame[column] = ["1", "2", value, "4"]
+    elif value != value:
+        frame.loc[1, column] = value
+    else:
+        frame[column] = value
+    spec, path = _toy_file(tmp_path, fmt, frame)
+    with pytest.raises(ValueError, match=f"{path}.*{message}"):
+        load_table(spec, path)
+
+
+def test_missing_column_and_unreadable_file_are_named(tmp_path):
+    spec, path = _toy_file(tmp_path, "csv")
+    bad = DatasetSpec("toy", spec.url, spec.sha256, "", ("A", "NOSUCH"))
+    with pytest.raises(ValueError, match=r"toy.csv: column\(s\) \['NOSUCH'\] not found"):
+        load_table(bad, path)
+    path.write_bytes(b"")
+    with pytest.raises(ValueError, match="cannot read as a CSV file"):
+        load_table(spec, path)
+    spec, path = _toy_file(tmp_path, "parquet")
+    path.write_bytes(b"not parquet")
+    with pytest.raises(ValueError, match="cannot read as a parquet file"):
+        load_table(spec, path)
+
+
+def test_format_comes_from_the_file_name_or_the_config():
+    entry = {"url": "https://example.invalid/get?id=3", "sha256": "0" * 64, "columns": ["A"]}
+    with pytest.raises(ValueError, match="datasets.x: cannot tell the format.*give format"):
+        DatasetSpec.from_config("x", entry)
+    assert DatasetSpec.from_config("x", {**entry, "format": "csv"}).format == "csv"
+    assert DatasetSpec.from_config("x", {**entry, "filename": "x.RData", "object": "o"}).format == "rda"
+    with pytest.raises(ValueError, match="datasets.x: an R data file needs object"):
+        DatasetSpec.from_config("x", {**entry, "filename": "x.rda"})

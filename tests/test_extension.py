@@ -1,5 +1,6 @@
-"""Extension: a new masking method and a new attack (registry plugins) and a new CASC-style data set
-(config entry only) get their tables and check files from the DAG without touching the package."""
+"""Extension: a new masking method and a new attack (registry plugins) and two new data sets, an R
+data file and a CSV file (config entries only), get their tables and check files from the DAG
+without touching the package."""
 
 import hashlib
 import os
@@ -25,21 +26,27 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
     mirror.mkdir()
     pyreadr.write_rdata(str(mirror / "toy.rda"), toy, df_name="toydata")
     sha = hashlib.sha256((mirror / "toy.rda").read_bytes()).hexdigest()
+    (toy * 1.5).round().to_csv(mirror / "toy2.csv", index=False)
+    sha_csv = hashlib.sha256((mirror / "toy2.csv").read_bytes()).hexdigest()
     cfg = {
         "data_mirror": str(mirror),
         "seed": 1,
         "plugins": ["toy_masking", "toy_attack"],
         "datasets": {"toy": {"url": "https://example.invalid/toy.rda", "sha256": sha, "object": "toydata",
-                             "columns": ["A", "B", "C", "D"]}},
+                             "columns": ["A", "B", "C", "D"]},
+                     "toycsv": {"url": "https://example.invalid/toy2.csv", "sha256": sha_csv,
+                                "columns": ["D", "C", "B", "A"]}},
         "experiments": {
             "toy_exp": {
-                "paper": "toy_paper", "datasets": ["toy"],
+                "paper": "toy_paper", "datasets": ["toy", "toycsv"],
                 "methods": {"toy_rounding": {"base": [10.0, 1000.0]}, "rankswap": {"p": [5]}},
                 "label": {"toy_rounding": "base={base}", "rankswap": "p={p}"},
                 "replicates": 2, "evaluation": "attack_matrix",
                 "options": {"attacks": ["DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "Oracle"]},
                 "tables": {"T1": {"dataset": "toy", "layout": "param_by_method_measure",
-                                  "measures": ["DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "Oracle"]}},
+                                  "measures": ["DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "Oracle"]},
+                           "T2": {"dataset": "toycsv", "layout": "param_by_method_measure",
+                                  "measures": ["DBRL", "Oracle"]}},
             },
         },
     }
@@ -52,7 +59,7 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
 
     def snakemake(*args):
         proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(work),
-                               "tables/toy_paper_T1.csv", "tables/replication.csv",
+                               "tables/toy_paper_T1.csv", "tables/toy_paper_T2.csv", "tables/replication.csv",
                                "--cores", "2", "--configfile", str(tmp_path / "toy.yaml"), *args],
                               env=env, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -66,6 +73,9 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
     assert (table.n == 2).all() and table["mean"].between(0, 100).all()
     coarse = table[(table.method == "toy_rounding") & (table.measure == "DBRL")].set_index("param")["mean"]
     assert coarse["base=10"] >= coarse["base=1000"]  # coarser rounding protects more
+    csv_table = pd.read_csv(work / "tables" / "toy_paper_T2.csv")  # the CSV data set, same DAG
+    assert (work / "data" / "raw" / "toycsv.csv").is_file() and set(csv_table.dataset) == {"toycsv"}
+    assert (csv_table[csv_table.measure == "Oracle"]["mean"] == 100.0).all() and (csv_table.n == 2).all()
     check = pd.read_csv(work / "tables" / "replication.csv")
     published = pd.read_csv(ROOT / "published" / "published_values.csv")
     assert (check.kind == "cell").sum() == len(published)  # complete, even if none is computed here
@@ -78,7 +88,7 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
     masking.write_text(masking.read_text().replace("plus a little noise", "plus a small noise"))
     assert planned_cells() == 0  # a docstring edit
     masking.write_text(masking.read_text().replace("base / 10", "base / 20"))
-    assert planned_cells() == 2  # the two toy_rounding cells, not the rankswap one
+    assert planned_cells() == 4  # the two toy_rounding cells of each data set, not the rankswap ones
     attack = plugins / "toy_attack.py"
     attack.write_text(attack.read_text().replace("np.arange(x.shape[0])", "np.arange(len(x))"))
-    assert planned_cells() == 3  # every cell runs the toy attack
+    assert planned_cells() == 6  # every cell runs the toy attack

@@ -80,6 +80,13 @@ def validate(cfg: dict, source: str = "config") -> dict:
     from .masking import get_method
 
     datasets = cfg["datasets"]
+    from .data import DatasetSpec
+
+    for name, entry in datasets.items():  # format and R object: every data set is readable
+        try:
+            DatasetSpec.from_config(name, entry)
+        except ValueError as exc:
+            raise ConfigError(f"{source}: {exc}") from None
     for name, exp in cfg["experiments"].items():
         key = f"experiments.{name}"
         for d in exp["datasets"]:

@@ -2,8 +2,9 @@
 
 The papers use the two CASC reference files as distributed by the R package sdcMicro:
 ``CASCrefmicrodata`` ("Census", 1080 x 13) and the 10 numeric attributes of ``EIA``
-(4092 x 10). A data set is described by a :class:`DatasetSpec` (URL, sha256, R object
-name, columns), so a further CASC-style file needs only a config entry.
+(4092 x 10). A data set is described by a :class:`DatasetSpec` (URL, sha256, format, R object
+name for R files, columns), so a further data set needs only a config entry: an R data file
+(``.rda``), a CSV file with a header row, or a parquet file.
 
 Files are written to a temporary name and renamed only after the checksum is verified, so
 a failed fetch never leaves a file that looks good.
@@ -28,9 +29,17 @@ from .validation import as_data_matrix
 MIRROR_ENV = "SDCRISK_DATA_MIRROR"
 
 
+#: file formats of a data set, by file-name extension
+FORMATS = {".rda": "rda", ".rdata": "rda", ".csv": "csv", ".parquet": "parquet"}
+
+
 @dataclass(frozen=True)
 class DatasetSpec:
-    """Where a reference data file comes from and which columns are the masked attributes."""
+    """Where a data file comes from, its format and which columns are the masked attributes.
+
+    ``object`` names the R object of an ``.rda`` file (unused for CSV and parquet); ``format``
+    is ``rda``, ``csv`` or ``parquet``, by default taken from the file name's extension.
+    """
 
     name: str
     url: str
@@ -38,21 +47,39 @@ class DatasetSpec:
     object: str
     columns: tuple[str, ...]
     filename: str = ""
+    format: str = ""
     extra: dict = field(default_factory=dict, compare=False)
+
+    def __post_init__(self):
+        fmt = self.format or FORMATS.get(Path(self.filename or self.url).suffix.lower(), "")
+        if fmt not in FORMATS.values():
+            raise ValueError(
+                f"config datasets.{self.name}: cannot tell the format of {self.filename or self.url!r}; "
+                f"give format: one of {sorted(set(FORMATS.values()))} (or a file name ending in {sorted(FORMATS)})")
+        if fmt == "rda" and not self.object:
+            raise ValueError(f"config datasets.{self.name}: an R data file needs object: the name of the R object to read")
+        object.__setattr__(self, "format", fmt)
 
     @classmethod
     def from_config(cls, name: str, entry: dict) -> "DatasetSpec":
-        missing = [k for k in ("url", "sha256", "object", "columns") if k not in entry]
+        missing = [k for k in ("url", "sha256", "columns") if k not in entry]
         if missing:
-            raise ValueError(f"config datasets.{name}: missing key(s) {missing}; expected url, sha256, object, columns")
+            raise ValueError(f"config datasets.{name}: missing key(s) {missing}; expected url, sha256, columns "
+                             "(and object for an R data file)")
         return cls(
             name=name,
             url=str(entry["url"]),
             sha256=str(entry["sha256"]).lower(),
-            object=str(entry["object"]),
+            object=str(entry.get("object") or ""),
             columns=tuple(entry["columns"]),
             filename=str(entry.get("filename") or entry["url"].rsplit("/", 1)[-1]),
+            format=str(entry.get("format") or ""),
         )
+
+    @property
+    def raw_path(self) -> str:
+        """Where the DAG keeps the verified file: ``data/raw/{name}.{format}``."""
+        return f"data/raw/{self.name}.{self.format}"
 
 
 def sha256_of(path: str | os.PathLike) -> str:
@@ -107,11 +134,7 @@ def fetch(spec: DatasetSpec, dest: str | os.PathLike, mirror: str | os.PathLike 
     return dest
 
 
-def load_rda(spec: DatasetSpec, path: str | os.PathLike) -> pd.DataFrame:
-    """Read the R object ``spec.object`` from an ``.rda`` file and keep ``spec.columns`` in order.
-
-    Checks that every column exists and is numeric, finite and not constant.
-    """
+def _read_rda(spec: DatasetSpec, path) -> pd.DataFrame:
     import pyreadr
 
     try:
@@ -120,17 +143,39 @@ def load_rda(spec: DatasetSpec, path: str | os.PathLike) -> pd.DataFrame:
         raise ValueError(f"{path}: cannot read as an R data file ({exc})") from None
     if spec.object not in objects:
         raise ValueError(f"{path}: no R object {spec.object!r}; the file holds {sorted(objects)}")
-    frame = objects[spec.object]
+    return objects[spec.object]
+
+
+def _read_csv(spec: DatasetSpec, path) -> pd.DataFrame:
+    try:
+        return pd.read_csv(path)
+    except Exception as exc:  # empty file, bad quoting, undecodable bytes
+        raise ValueError(f"{path}: cannot read as a CSV file with a header row ({exc})") from None
+
+
+def _read_parquet(spec: DatasetSpec, path) -> pd.DataFrame:
+    try:
+        return pd.read_parquet(path)
+    except Exception as exc:  # pyarrow raises its own error types for corrupt files
+        raise ValueError(f"{path}: cannot read as a parquet file ({exc})") from None
+
+
+_READERS = {"rda": _read_rda, "csv": _read_csv, "parquet": _read_parquet}
+
+
+def load_table(spec: DatasetSpec, path: str | os.PathLike) -> pd.DataFrame:
+    """Read ``spec``'s file (R object ``spec.object``, CSV or parquet) and keep ``spec.columns``
+    in order. Checks that every column exists and is numeric, finite and not constant."""
+    frame = _READERS[spec.format](spec, path)
+    where = f"{path} ({spec.object})" if spec.format == "rda" else str(path)
     missing = [c for c in spec.columns if c not in frame.columns]
     if missing:
-        raise ValueError(
-            f"{path}: object {spec.object!r} lacks column(s) {missing}; it has {list(frame.columns)}"
-        )
+        raise ValueError(f"{where}: column(s) {missing} not found; the file has {list(frame.columns)}")
     table = frame.loc[:, list(spec.columns)].reset_index(drop=True)
     for c in table.columns:
         if not pd.api.types.is_numeric_dtype(table[c]):
-            raise ValueError(f"{path}: column {c!r} of {spec.object!r} is not numeric (dtype {table[c].dtype})")
-    as_data_matrix(table, name=f"{path} ({spec.object})")
+            raise ValueError(f"{where}: column {c!r} is not numeric (dtype {table[c].dtype}); expected numbers")
+    as_data_matrix(table, name=where)
     return table.astype(np.float64)
 
 

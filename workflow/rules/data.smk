@@ -1,10 +1,19 @@
-# Reference data: mirror copy or download, sha256 verified; processed to parquet (masked attributes only).
+# Data: mirror copy or download, sha256 verified; processed to parquet (masked attributes only).
+# A data set is an R data file, a CSV file or a parquet file (sdcrisk.data.DatasetSpec): the raw
+# copy keeps its format's extension, data/raw/{dataset}.{format}.
+
+
+def raw_data(wc):
+    return sdc_data.DatasetSpec.from_config(wc.dataset, config["datasets"][wc.dataset]).raw_path
+
 
 rule fetch_data:
     output:
-        "data/raw/{dataset}.rda",
+        "data/raw/{dataset}.{format}",
+    wildcard_constraints:
+        format="rda|csv|parquet",
     log:
-        "logs/fetch_data/{dataset}.log",
+        "logs/fetch_data/{dataset}.{format}.log",
     params:
         spec=lambda wc: config["datasets"][wc.dataset],  # URL and sha256: a new checksum refetches
     # The mirror ($SDCRISK_DATA_MIRROR or config data_mirror) is read by the script, not a param:
@@ -15,7 +24,7 @@ rule fetch_data:
 
 rule process_data:
     input:
-        "data/raw/{dataset}.rda",
+        raw_data,
     output:
         "data/processed/{dataset}.parquet",
     log:

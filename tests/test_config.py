@@ -39,6 +39,10 @@ def test_quick_has_the_same_tables_and_figures():
     (lambda c: c["experiments"]["attack_matrix"]["options"]["attacks"].append("NoSuchRL"), "attack_matrix.options.attacks[8]"),
     (lambda c: c["experiments"]["attack_matrix"]["options"].update({"attacks": []}), "attack_matrix.options.attacks"),
     (lambda c: c["experiments"]["nin2007_mdav"]["options"].update({"attacks": ["DBRL"]}), "nin2007_mdav.options.attacks"),
+    (lambda c: c["datasets"]["census"].pop("object"), "datasets.census: an R data file needs object"),
+    (lambda c: c["datasets"]["census"].update({"format": "xlsx"}), "datasets.census.format"),
+    (lambda c: c["datasets"]["eia"].update({"url": "https://example.invalid/eia", "filename": "eia.txt"}),
+     "datasets.eia: cannot tell the format"),
 ])
 def test_bad_values_name_the_key(mutate, key):
     c = copy.deepcopy(QUICK)

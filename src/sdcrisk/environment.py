@@ -63,11 +63,10 @@ def versions(libraries: tuple[str, ...]) -> str:
     return ";".join([f"python={python_version()}"] + [f"{lib}={metadata.version(lib)}" for lib in libraries])
 
 
-def describe(extras: tuple[str, ...] = ()) -> dict:
+def describe() -> dict:
     """The environment of this run: interpreter, platform and every package the project needs."""
     return {"python": platform.python_version(), "implementation": platform.python_implementation(),
-            "machine": platform.machine(), "system": platform.system(),
-            "packages": closure(PROJECT, extras)}
+            "machine": platform.machine(), "system": platform.system(), "packages": closure(PROJECT)}
 
 
 def write(path) -> None:

@@ -29,6 +29,7 @@ COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sd
 # Libraries whose versions decide a cell's numbers (random streams, sums, kernels, I/O of tables).
 COMPUTE_LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow")
 TABLE_LIBRARIES = ("numpy", "pandas")
+FIGURE_LIBRARIES = TABLE_LIBRARIES + ("matplotlib",)
 
 
 def _hash(text: str) -> str:

@@ -34,7 +34,7 @@ rule figure:
         experiment=lambda wc: config["experiments"][FIGURES[wc.name][0]],
         figure=lambda wc: FIGURES[wc.name][1],
         name=lambda wc: wc.name,
-        code=sdc_provenance.code_digest("sdcrisk.figures", libraries=("numpy", "pandas", "matplotlib")),
+        code=sdc_provenance.code_digest("sdcrisk.figures", libraries=sdc_provenance.FIGURE_LIBRARIES),
     script:
         "../scripts/render_figure.py"
 

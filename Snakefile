@@ -52,6 +52,7 @@ rule all:
     input:
         expand("tables/{name}.csv", name=TABLES),
         expand("tables/{name}.md", name=TABLES),
+        expand("tables/{name}.tex", name=TABLES),
         expand("figures/{name}.png", name=FIGURES),
         expand("figures/{name}.pdf", name=FIGURES),
         "tables/torra_belief_Texamples.csv",

@@ -55,7 +55,7 @@ def quick_run(tmp_path_factory):
 def test_every_table_and_figure_exists(quick_run):
     cfg = cfgmod.load(QUICK)
     for name in table_targets(cfg):
-        for ext in ("csv", "md"):
+        for ext in ("csv", "md", "tex"):
             assert (quick_run / "tables" / f"{name}.{ext}").stat().st_size > 0
     for name in figure_targets(cfg):
         for ext in ("png", "pdf"):

@@ -184,7 +184,7 @@ def atomic_write(path: str | os.PathLike, write) -> Path:
     failed or killed job leaves no partial output."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part")
+    tmp = path.with_name(path.name + ".part" + path.suffix)  # same suffix: writers that infer the format
     write(tmp)
     os.replace(tmp, path)
     return path

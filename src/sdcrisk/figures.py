@@ -3,7 +3,6 @@ published values overlaid (hollow black markers) where the paper printed them.""
 
 from __future__ import annotations
 
-import os
 import textwrap
 from pathlib import Path
 
@@ -13,6 +12,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+
+from .data import atomic_write  # noqa: E402
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
              "#999999", "#882255", "#44AA99"]
@@ -124,9 +125,6 @@ def render_figure(aggregated_csv, experiment: dict, figure: str, name: str, out_
     fig.suptitle(textwrap.fill(f"{name}: {spec.get('caption', '')}", width=int(14 * width)), fontsize=9)
     fig.tight_layout()
     for out in (out_png, out_pdf):
-        out = Path(out)
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".part" + out.suffix)
-        fig.savefig(tmp, dpi=130, metadata={"CreationDate": None} if out.suffix == ".pdf" else None)
-        os.replace(tmp, out)
+        pdf = str(out).endswith(".pdf")
+        atomic_write(out, lambda tmp: fig.savefig(tmp, dpi=130, metadata={"CreationDate": None} if pdf else None))
     plt.close(fig)

@@ -1,15 +1,17 @@
-"""Render one published table from an experiment's aggregated cells: tidy CSV + readable Markdown.
+"""Render one published table from an experiment's aggregated cells: tidy CSV, readable Markdown
+and a LaTeX tabular.
 
 The CSV has one row per cell (data set, method, parameter, known, measure) with mean, sd and n
-over replicates; the Markdown lays the cells out as the paper does (``layout`` in the config).
+over replicates; Markdown and LaTeX lay the cells out as the paper does (``layout`` in the config).
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pandas as pd
+
+from .data import atomic_write
 
 #: layout -> (row keys, column keys)
 LAYOUTS = {
@@ -43,37 +45,56 @@ def select(agg: pd.DataFrame, experiment: dict, table: str) -> pd.DataFrame:
     return rows.sort_values(["order", "_k", "_m"], kind="stable").drop(columns=["_m", "_k"])
 
 
-def to_markdown(rows: pd.DataFrame, layout: str, caption: str) -> str:
+def _wide(rows: pd.DataFrame, layout: str) -> tuple[list[str], list[list[str]], str]:
+    """The paper's layout of ``rows``: header, body rows (first cell the row key; empty where the
+    sweep has no cell) and the footnote on what the values are."""
     index, columns = LAYOUTS[layout]
     randomised = (rows["n"] > 1).any()
     cell = rows.apply(lambda r: f"{r['mean']:.2f} ± {r['sd']:.2f}" if randomised else f"{r['mean']:.2f}", axis=1)
     wide = rows.assign(cell=cell).pivot_table(index=index, columns=columns, values="cell", aggfunc="first", sort=False)
     header = [" / ".join(index)] + [" ".join(str(c) for c in (col if isinstance(col, tuple) else (col,))) for col in wide.columns]
-    lines = [f"{caption}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    for key, values in wide.iterrows():
-        key = " ".join(map(str, key)) if isinstance(key, tuple) else str(key)
-        lines.append("| " + " | ".join([key] + [str(v) if isinstance(v, str) else "" for v in values]) + " |")
+    body = [[" ".join(map(str, key)) if isinstance(key, tuple) else str(key)]
+            + [v if isinstance(v, str) else "" for v in values] for key, values in wide.iterrows()]
     n = sorted(set(rows["n"]))
-    lines += ["", f"Values: mean{' ± sd' if randomised else ''} over n = {', '.join(map(str, n))} replicate(s)."]
-    return "\n".join(lines) + "\n"
+    return header, body, f"Values: mean{' ± sd' if randomised else ''} over n = {', '.join(map(str, n))} replicate(s)."
 
 
-def render_table(aggregated_csv, experiment: dict, table: str, name: str, out_csv, out_md) -> pd.DataFrame:
+def to_markdown(rows: pd.DataFrame, layout: str, caption: str) -> str:
+    header, body, note = _wide(rows, layout)
+    lines = [f"{caption}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(r) + " |" for r in body]
+    return "\n".join(lines + ["", note]) + "\n"
+
+
+_TEX = str.maketrans({"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
+                      "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "±": r"$\pm$"})
+
+
+def to_latex(rows: pd.DataFrame, layout: str, caption: str, label: str) -> str:
+    """A booktabs ``table`` environment with the layout of :func:`to_markdown` (needs
+    ``\\usepackage{booktabs}``)."""
+    header, body, note = _wide(rows, layout)
+
+    def line(cells):
+        return " & ".join(c.translate(_TEX) for c in cells) + r" \\"
+
+    return "\n".join([r"\begin{table}[htbp]", r"\centering\small",
+                      rf"\caption{{{caption.translate(_TEX)}}}", rf"\label{{tab:{label}}}",
+                      r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule", line(header), r"\midrule",
+                      *[line(r) for r in body], r"\bottomrule", r"\end{tabular}",
+                      rf"\par\smallskip{{\footnotesize {note.translate(_TEX)}}}", r"\end{table}"]) + "\n"
+
+
+def render_table(aggregated_csv, experiment: dict, table: str, name: str, out_csv, out_md, out_tex) -> pd.DataFrame:
+    """Write ``table`` of ``experiment`` as CSV, Markdown and LaTeX, each atomically."""
     agg = pd.read_csv(aggregated_csv, dtype={"known": str, "param": str}, keep_default_na=False)
     rows = select(agg, experiment, table)
     if rows.empty:
         raise ValueError(f"table {name}: no regenerated cells (experiment evaluation produced none of its measures)")
     spec = experiment["tables"][table]
     tidy = rows[["dataset", "method", "param", "known", "measure", "mean", "sd", "n"]]
-    _write(out_csv, lambda p: tidy.to_csv(p, index=False, float_format="%.6g"))
-    caption = f"**{name}**: {spec.get('caption', '')}"
-    _write(out_md, lambda p: Path(p).write_text(to_markdown(rows, spec["layout"], caption)))
+    atomic_write(out_csv, lambda p: tidy.to_csv(p, index=False, float_format="%.6g"))
+    caption = spec.get("caption", "")
+    atomic_write(out_md, lambda p: Path(p).write_text(to_markdown(rows, spec["layout"], f"**{name}**: {caption}")))
+    atomic_write(out_tex, lambda p: Path(p).write_text(to_latex(rows, spec["layout"], f"{name}: {caption}", name)))
     return tidy
-
-
-def _write(path, write):
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".part" + path.suffix)
-    write(tmp)
-    os.replace(tmp, path)

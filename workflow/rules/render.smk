@@ -1,4 +1,4 @@
-# One rule instance per published artefact: tables/{paper}_{table}.csv|.md, figures/{paper}_{figure}.png|.pdf
+# One rule instance per published artefact: tables/{paper}_{table}.csv|.md|.tex, figures/{paper}_{figure}.png|.pdf
 
 
 rule table:
@@ -7,6 +7,7 @@ rule table:
     output:
         csv=report("tables/{name}.csv", category="Tables", caption="../report/table.rst"),
         md="tables/{name}.md",
+        tex="tables/{name}.tex",
     wildcard_constraints:
         name="|".join(TABLES) if TABLES else "NONE",
     log:

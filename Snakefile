@@ -56,6 +56,7 @@ rule all:
         expand("figures/{name}.png", name=FIGURES),
         expand("figures/{name}.pdf", name=FIGURES),
         "tables/torra_belief_Texamples.csv",
+        "tables/torra_belief_Texamples.tex",
         "tables/replication.csv",
         "tables/replication.md",
         "tables/replication_summary.json",

@@ -59,30 +59,39 @@ def _wide(rows: pd.DataFrame, layout: str) -> tuple[list[str], list[list[str]], 
     return header, body, f"Values: mean{' ± sd' if randomised else ''} over n = {', '.join(map(str, n))} replicate(s)."
 
 
-def to_markdown(rows: pd.DataFrame, layout: str, caption: str) -> str:
-    header, body, note = _wide(rows, layout)
+def markdown_table(header: list[str], body: list[list[str]], caption: str, note: str = "") -> str:
+    """A Markdown table under ``caption``, with ``note`` below it."""
     lines = [f"{caption}", "", "| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
     lines += ["| " + " | ".join(r) + " |" for r in body]
-    return "\n".join(lines + ["", note]) + "\n"
+    return "\n".join(lines + (["", note] if note else [])) + "\n"
 
 
 _TEX = str.maketrans({"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_",
                       "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "±": r"$\pm$"})
 
 
-def to_latex(rows: pd.DataFrame, layout: str, caption: str, label: str) -> str:
-    """A booktabs ``table`` environment with the layout of :func:`to_markdown` (needs
-    ``\\usepackage{booktabs}``)."""
-    header, body, note = _wide(rows, layout)
+def latex_table(header: list[str], body: list[list[str]], caption: str, label: str, note: str = "") -> str:
+    """A booktabs ``table`` environment (needs ``\\usepackage{booktabs}``): first column left,
+    the others right aligned, text escaped, ``note`` as a footnote under the tabular."""
 
     def line(cells):
         return " & ".join(c.translate(_TEX) for c in cells) + r" \\"
 
+    foot = [rf"\par\smallskip{{\footnotesize {note.translate(_TEX)}}}"] if note else []
     return "\n".join([r"\begin{table}[htbp]", r"\centering\small",
                       rf"\caption{{{caption.translate(_TEX)}}}", rf"\label{{tab:{label}}}",
                       r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule", line(header), r"\midrule",
-                      *[line(r) for r in body], r"\bottomrule", r"\end{tabular}",
-                      rf"\par\smallskip{{\footnotesize {note.translate(_TEX)}}}", r"\end{table}"]) + "\n"
+                      *[line(r) for r in body], r"\bottomrule", r"\end{tabular}", *foot, r"\end{table}"]) + "\n"
+
+
+def to_markdown(rows: pd.DataFrame, layout: str, caption: str) -> str:
+    header, body, note = _wide(rows, layout)
+    return markdown_table(header, body, caption, note)
+
+
+def to_latex(rows: pd.DataFrame, layout: str, caption: str, label: str) -> str:
+    header, body, note = _wide(rows, layout)
+    return latex_table(header, body, caption, label, note)
 
 
 def render_table(aggregated_csv, experiment: dict, table: str, name: str, out_csv, out_md, out_tex) -> pd.DataFrame:

@@ -44,9 +44,10 @@ rule belief_examples:
     output:
         csv=report("tables/torra_belief_Texamples.csv", category="Tables", caption="../report/table.rst"),
         md="tables/torra_belief_Texamples.md",
+        tex="tables/torra_belief_Texamples.tex",
     log:
         "logs/tables/torra_belief_Texamples.log",
     params:
-        code=sdc_provenance.code_digest("sdcrisk.belief", "sdcrisk.experiments_belief"),
+        code=sdc_provenance.code_digest("sdcrisk.belief", "sdcrisk.experiments_belief", "sdcrisk.render"),
     script:
         "../scripts/belief_examples.py"

@@ -70,9 +70,10 @@ _TEX = str.maketrans({"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"
                       "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "±": r"$\pm$"})
 
 
-def latex_table(header: list[str], body: list[list[str]], caption: str, label: str, note: str = "") -> str:
-    """A booktabs ``table`` environment (needs ``\\usepackage{booktabs}``): first column left,
-    the others right aligned, text escaped, ``note`` as a footnote under the tabular."""
+def latex_table(header: list[str], body: list[list[str]], caption: str, label: str, note: str = "",
+                align: str = "") -> str:
+    """A booktabs ``table`` environment (needs ``\\usepackage{booktabs}``): ``align`` per column
+    (default: first column left, the others right), text escaped, ``note`` as a footnote."""
 
     def line(cells):
         return " & ".join(c.translate(_TEX) for c in cells) + r" \\"
@@ -80,7 +81,7 @@ def latex_table(header: list[str], body: list[list[str]], caption: str, label: s
     foot = [rf"\par\smallskip{{\footnotesize {note.translate(_TEX)}}}"] if note else []
     return "\n".join([r"\begin{table}[htbp]", r"\centering\small",
                       rf"\caption{{{caption.translate(_TEX)}}}", rf"\label{{tab:{label}}}",
-                      r"\begin{tabular}{l" + "r" * (len(header) - 1) + "}", r"\toprule", line(header), r"\midrule",
+                      r"\begin{tabular}{" + (align or "l" + "r" * (len(header) - 1)) + "}", r"\toprule", line(header), r"\midrule",
                       *[line(r) for r in body], r"\bottomrule", r"\end{tabular}", *foot, r"\end{table}"]) + "\n"
 
 

@@ -13,4 +13,4 @@ header = ["example", "quantity", "value"]
 body = [[r.example, r.quantity, f"{r.value:.7g}"] for r in table.itertuples()]
 atomic_write(snakemake.output.csv, lambda p: table.to_csv(p, index=False, float_format="%.7g"))
 atomic_write(snakemake.output.md, lambda p: Path(p).write_text(markdown_table(header, body, f"**{name}**: {caption}")))
-atomic_write(snakemake.output.tex, lambda p: Path(p).write_text(latex_table(header, body, f"{name}: {caption}", name)))
+atomic_write(snakemake.output.tex, lambda p: Path(p).write_text(latex_table(header, body, f"{name}: {caption}", name, align="llr")))

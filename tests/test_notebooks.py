@@ -53,3 +53,19 @@ def test_notebook_valid_parametrised_and_stripped(path):
             assert cell.outputs == [] and cell.execution_count is None, "outputs must be stripped"
             ast.parse(cell.source)  # every code cell is valid Python
     assert any(c.cell_type == "markdown" and "claims" in c.source.lower() for c in nb.cells)
+
+
+def test_notebooks_state_the_software_of_the_run(tmp_path):
+    import importlib.util
+    import json
+
+    spec = importlib.util.spec_from_file_location("nbs", REPO / "workflow" / "scripts" / "notebook_support.py")
+    nbs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(nbs)
+    assert "not recorded" in nbs.environment_line(str(tmp_path))
+    (tmp_path / "environment.json").write_text(json.dumps(
+        {"python": "3.11.7", "machine": "x86_64", "packages": {"numpy": "2.4.6", "scipy": "1.17.1"}}))
+    line = nbs.environment_line(str(tmp_path))
+    assert line.startswith("Software: Python 3.11.7 (x86_64), numpy 2.4.6, scipy 1.17.1 ")
+    for path in NOTEBOOKS:
+        assert "nbs.environment_line(tables_dir)" in path.read_text()

@@ -1,6 +1,7 @@
 # One narrative notebook per paper, executed by papermill on the rendered outputs and exported to HTML:
 # results/notebooks/{paper}.ipynb|.html from notebooks/{paper}.ipynb (source notebooks are output-free).
-# The notebooks read only tables/, figures/ and tables/replication.csv, so they run in seconds.
+# The notebooks read only tables/, figures/, tables/replication.csv and tables/environment.json,
+# so they run in seconds.
 
 # Papers of the configured experiments that have a notebook (pseudo-papers such as extra experiments
 # without a notebook are skipped).
@@ -24,6 +25,7 @@ rule notebook:
         support=repo_path("workflow", "scripts", "notebook_support.py"),
         artefacts=lambda wc: paper_artefacts(wc.paper),
         replication="tables/replication.csv",
+        environment="tables/environment.json",
     output:
         ipynb="results/notebooks/{paper}.ipynb",
         html=report("results/notebooks/{paper}.html", category="Notebooks"),

@@ -1,7 +1,7 @@
 """Helpers shared by the per-paper notebooks (notebooks/{paper}.ipynb).
 
 They read only the DAG's rendered outputs: tables/{paper}_{table}.csv|.md,
-figures/{paper}_{figure}.png and tables/replication.csv. Every statement a notebook prints
+figures/{paper}_{figure}.png, tables/replication.csv and tables/environment.json. Every statement a notebook prints
 about agreement is computed here from those files, so the same notebook reads the quick
 (CI) and the paper-scale outputs alike.
 """
@@ -9,6 +9,7 @@ about agreement is computed here from those files, so the same notebook reads th
 from __future__ import annotations
 
 import glob
+import json
 import os
 import re
 
@@ -240,3 +241,15 @@ def replicate_range(tables_dir: str, paper: str) -> str:
     if ns.empty:
         return "no regenerated cells"
     return f"{int(ns.min())}" if ns.min() == ns.max() else f"{int(ns.min())}..{int(ns.max())}"
+
+
+def environment_line(tables_dir: str, libraries=("numpy", "scipy", "numba", "pandas", "matplotlib")) -> str:
+    """'Software: Python 3.11.7, numpy 2.4.6, ...' from tables/environment.json (the run's record)."""
+    path = os.path.join(tables_dir, "environment.json")
+    if not os.path.exists(path):
+        return "Software versions: not recorded (no tables/environment.json)."
+    with open(path) as fh:
+        env = json.load(fh)
+    libs = ", ".join(f"{lib} {env['packages'][lib]}" for lib in libraries if lib in env["packages"])
+    return (f"Software: Python {env['python']} ({env['machine']}), {libs} "
+            "(all versions in tables/environment.json; pinned for reinstalling in constraints.txt).")

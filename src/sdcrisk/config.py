@@ -77,11 +77,10 @@ def validate(cfg: dict, source: str = "config") -> dict:
         where = ".".join(str(p) for p in e.absolute_path) or "(top level)"
         raise ConfigError(f"{source}: invalid value at '{where}': {e.message}")
     load_plugins(cfg, source)
+    from .data import DatasetSpec
     from .masking import get_method
 
     datasets = cfg["datasets"]
-    from .data import DatasetSpec
-
     for name, entry in datasets.items():  # format and R object: every data set is readable
         try:
             DatasetSpec.from_config(name, entry)

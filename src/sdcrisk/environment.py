@@ -69,11 +69,12 @@ def describe() -> dict:
             "machine": platform.machine(), "system": platform.system(), "packages": closure(PROJECT)}
 
 
-def write(path) -> None:
-    """Write :func:`describe` of this run as JSON (``tables/environment.json``), atomically."""
+def write(path, description: dict | None = None) -> None:
+    """Write ``description`` (default: :func:`describe` of this process) as JSON
+    (``tables/environment.json``), atomically."""
     from .data import atomic_write
 
-    text = json.dumps(describe(), indent=1) + "\n"
+    text = json.dumps(description or describe(), indent=1) + "\n"
     atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 

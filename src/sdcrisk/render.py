@@ -85,14 +85,14 @@ def latex_table(header: list[str], body: list[list[str]], caption: str, label: s
                       *[line(r) for r in body], r"\bottomrule", r"\end{tabular}", *foot, r"\end{table}"]) + "\n"
 
 
-def to_markdown(rows: pd.DataFrame, layout: str, caption: str) -> str:
-    header, body, note = _wide(rows, layout)
-    return markdown_table(header, body, caption, note)
-
-
-def to_latex(rows: pd.DataFrame, layout: str, caption: str, label: str) -> str:
-    header, body, note = _wide(rows, layout)
-    return latex_table(header, body, caption, label, note)
+def write_formats(out_csv, out_md, out_tex, tidy: pd.DataFrame, layout: tuple, name: str, caption: str,
+                  float_format: str = "%.6g", align: str = "") -> None:
+    """Write one table atomically as tidy CSV (``tidy``), Markdown and LaTeX (``layout``: header,
+    body rows and footnote, as :func:`_wide` returns them)."""
+    header, body, note = layout
+    atomic_write(out_csv, lambda p: tidy.to_csv(p, index=False, float_format=float_format))
+    atomic_write(out_md, lambda p: Path(p).write_text(markdown_table(header, body, f"**{name}**: {caption}", note)))
+    atomic_write(out_tex, lambda p: Path(p).write_text(latex_table(header, body, f"{name}: {caption}", name, note, align)))
 
 
 def render_table(aggregated_csv, experiment: dict, table: str, name: str, out_csv, out_md, out_tex) -> pd.DataFrame:
@@ -103,8 +103,5 @@ def render_table(aggregated_csv, experiment: dict, table: str, name: str, out_cs
         raise ValueError(f"table {name}: no regenerated cells (experiment evaluation produced none of its measures)")
     spec = experiment["tables"][table]
     tidy = rows[["dataset", "method", "param", "known", "measure", "mean", "sd", "n"]]
-    atomic_write(out_csv, lambda p: tidy.to_csv(p, index=False, float_format="%.6g"))
-    caption = spec.get("caption", "")
-    atomic_write(out_md, lambda p: Path(p).write_text(to_markdown(rows, spec["layout"], f"**{name}**: {caption}")))
-    atomic_write(out_tex, lambda p: Path(p).write_text(to_latex(rows, spec["layout"], f"{name}: {caption}", name)))
+    write_formats(out_csv, out_md, out_tex, tidy, _wide(rows, spec["layout"]), name, spec.get("caption", ""))
     return tidy

@@ -150,7 +150,10 @@ def test_unmasked_file_fully_linked(small, rule):
 
 
 def test_unmasked_eia_fully_linked(eia):
-    assert prl(eia, eia.copy(), coincidence="nearest").percent_correct == 100.0
+    # EIA holds 8 groups of identical records (26 rows): ties are broken at random among them,
+    # so every record links to a record identical to it, not necessarily to itself
+    res = prl(eia, eia.copy(), coincidence="nearest")
+    assert (res.links >= 0).all() and (eia[res.links] == eia).all()
 
 
 def test_permuting_masked_records_permutes_links(small):

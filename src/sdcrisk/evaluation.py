@@ -75,20 +75,28 @@ def interval_disclosure_known(x, y, opts, sizes) -> float:
     return float(scenario_average(per_attribute, [np.arange(j) for j in sizes]))
 
 
+def prl_percents(x, y, known_sets, opts, rng) -> tuple[list[float], int]:
+    """PRL % correct for each known-attribute set, and how many of those EM fits did not
+    converge (recorded as the measure ``PRL_unconverged`` next to PLD)."""
+    results = [prl(x, y, known=cols, rng=rng, **opts.get("prl", {})) for cols in known_sets]
+    return [percent(r) for r in results], sum(not r.info["converged"] for r in results)
+
+
 def standard_components(x, y, scenario_sizes, opts, rng) -> dict[str, float]:
     """IL, ID and DLD/PLD averaged over the first-j-attributes scenarios of ``scenario_sizes``
-    (seed 002 §3).
+    (seed 002 §3), and ``PRL_unconverged``, the number of PRL fits that did not converge.
 
     PRL gets its own Generator: its assignment breaks ties among equal weights at random, since
     the masked file keeps the original record order and index-order ties would favour true links.
     """
     dld = [percent(dbrl(x, y, known=np.arange(j))) for j in scenario_sizes]
-    pld = [percent(prl(x, y, known=np.arange(j), rng=rng, **opts.get("prl", {}))) for j in scenario_sizes]
+    pld, unconverged = prl_percents(x, y, [np.arange(j) for j in scenario_sizes], opts, rng)
     return {
         "IL": information_loss(x, y, **opts.get("il", {})),
         "ID": interval_disclosure_known(x, y, opts, scenario_sizes),
         "DLD": float(np.mean(dld)),
         "PLD": float(np.mean(pld)),
+        "PRL_unconverged": float(unconverged),
     }
 
 
@@ -183,12 +191,15 @@ def projected_scores(x, y, cell: Cell, opts, rng) -> Rows:
     blocks = attribute_blocks(m, v)
     rows: Rows = []
     prold = {"ProLD_PCP": [], "ProLD_Zscore": []}
+    unconverged = 0
     for known in known_block_scenarios(len(blocks), first=min(2, len(blocks))):
         g = known.size
         cols = np.concatenate(blocks[:g])
+        (pld,), unc = prl_percents(x, y, [cols], opts, rng)
+        unconverged += unc
         vals = {
             "DLD": percent(dbrl(x, y, known=cols)),
-            "PLD": percent(prl(x, y, known=cols, rng=rng, **opts.get("prl", {}))),
+            "PLD": pld,
             "ProLD_PCP": percent(projected_rl(x, y, known, v, projection="pcp")),
             "ProLD_Zscore": percent(projected_rl(x, y, known, v, projection="zscore")),
         }
@@ -197,6 +208,7 @@ def projected_scores(x, y, cell: Cell, opts, rng) -> Rows:
                 prold[k].append(val)
             rows.append((k, str(g), val))
     comp = standard_components(x, y, scenario_sizes(opts, m), opts, rng)
+    comp["PRL_unconverged"] += unconverged
     comp.update({k: float(np.mean(vs)) for k, vs in prold.items()})
     best = scores.prold(comp["ProLD_PCP"], comp["ProLD_Zscore"])
     comp["Score"] = scores.score_standard(comp["IL"], comp["DLD"], comp["PLD"], comp["ID"])
@@ -273,7 +285,13 @@ def attack_matrix(x, y, cell: Cell, opts, rng) -> Rows:
     n, m = x.shape
     known = np.arange(half(m))
     v = int(dict(cell.params).get("v", 2))
-    return [(name, "half", percent(ATTACKS[name](x, y, known, v, rng))) for name in matrix_attacks(opts)]
+    rows: Rows = []
+    for name in matrix_attacks(opts):
+        res = ATTACKS[name](x, y, known, v, rng)
+        rows.append((name, "half", percent(res)))
+        if "converged" in res.info:  # an attack fitted by EM: record whether the fit converged
+            rows.append((f"{name}_unconverged", "half", float(not res.info["converged"])))
+    return rows
 
 
 EVALUATIONS: dict[str, Callable[..., Rows]] = {

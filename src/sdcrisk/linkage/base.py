@@ -7,7 +7,7 @@ link record ``i`` (for example an empty candidate set).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -19,12 +19,15 @@ class LinkResult:
     """For every original record, the masked record it links to (-1: no link).
 
     ``candidates`` is, where the method has one, the size of the candidate set from which the
-    link was chosen; ``score`` the value of the criterion at the chosen link.
+    link was chosen; ``score`` the value of the criterion at the chosen link; ``info`` the
+    attack's diagnostics (for probabilistic linkage: whether EM converged, its iterations, the
+    number of candidate pairs).
     """
 
     links: np.ndarray
     candidates: np.ndarray | None = None
     score: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
 
     @property
     def correct(self) -> np.ndarray:

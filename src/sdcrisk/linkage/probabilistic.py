@@ -1,7 +1,8 @@
 """Probabilistic record linkage (PRL): Fellegi-Sunter weights estimated by EM, then a
 one-to-one linear sum assignment.
 
-Seed 000 Sec. 2.1.1 and seed 001 Sec. 2.2 (after Jaro 1989 and Torra & Domingo-Ferrer 2003):
+Nin, Herranz & Torra (2008, rank swapping) Sec. 2.1.1 and Nin, Herranz & Torra (2008,
+multivariate microaggregation) Sec. 2.2, after Jaro (1989) and Torra & Domingo-Ferrer (2003):
 for every pair (a, b) of an original record a and a masked record b a binary *coincidence
 vector* ``c(a, b) = (c_1, ..., c_c)`` over the ``c`` known attributes is formed; a two-class
 mixture of independent Bernoullis (matched pairs M with agreement probabilities ``m_j``,
@@ -11,8 +12,8 @@ finally the linear sum assignment maximising the total weight links every origin
 one masked record.
 
 The papers define ``c_j(a, b) = 1`` "if V_j(a) = V_j(b)"; for continuous masked values that
-definition is open (exact equality links nothing on microaggregated data, CALIBRATION-NOTES 5),
-so the rule is selectable (``coincidence=``):
+definition is open (exact equality links nothing on microaggregated data), so the rule is
+selectable (``coincidence=``):
 
 ``"exact"``     ``a_j == b_j``.
 ``"rank"``      ``|rank(a_j) - rank(b_j)| <= window * n / 100``, ranks (mid-ranks for ties)
@@ -25,20 +26,41 @@ so the rule is selectable (``coincidence=``):
                 smallest distance); default ``neighbours = 1``, the univariate analogue of
                 distance-based record linkage. Parameter-free at its default.
 
-Every rule is an interval ``lo_ij <= z_bj <= hi_ij`` on a per-column key ``z`` (the masked
-value or its rank), so the coincidence pattern of a pair is a small integer (one bit per
-attribute), computed one original record at a time in a numba kernel: a first pass counts the
-pairs per pattern, a second keeps only the edge pairs below; the n^2 patterns are never stored.
-EM runs on the at most 2^c pattern counts, never on the pairs. The assignment is solved
-sparsely: only pairs whose weight exceeds the minimum pattern weight (normally the
-all-disagree pattern) are edges, and a private dummy column per original record stands for
-"only background weight left"; this is equivalent to the dense assignment (every non-edge has
-the minimum weight), and such records are returned unlinked (``-1``) rather than tied
-arbitrarily to a leftover masked record.
+Scaling (blocking on agreement). Every rule is an interval ``lo_ij <= z_bj <= hi_ij`` on a
+per-column key ``z`` (the masked value or its rank), so the masked records agreeing with
+original ``i`` on attribute ``j`` are one contiguous range of the masked column sorted once.
+The *candidate pairs* are the pairs agreeing on at least one attribute: the union of those
+ranges, enumerated record by record with their full pattern (a numba kernel). Every other pair
+has the all-disagree pattern 0, so the pattern counts over all ``n * n'`` pairs are exact
+without visiting them, and memory is O(number of candidate pairs): about ``n * c *
+neighbours`` for the default rule, a fixed share of ``n^2`` for ``"rank"`` and ``"value"``
+(those rules are refused with the estimate when they exceed the memory limit,
+:mod:`sdcrisk.resources`). EM runs on the at most ``2^c`` pattern counts, never on the pairs.
+
+EM (:func:`em_fellegi_sunter`) starts at ``p = min(n, n') / (n n')`` (one true match per
+record), ``m_j = 0.9`` and ``u_j`` = the overall agreement rate; ``p`` is bounded above by that
+same one-to-one share and every probability is kept in ``[eps, 1 - eps]``; it stops when no
+parameter moves by more than ``tol``. A fit that reaches ``max_iter`` first is flagged
+(:class:`ConvergenceWarning`, and ``LinkResult.info["converged"]``). The EM and the weights
+are computed in fixed-order scalar loops (numba), not with numpy's vectorised ``log``/``exp``,
+whose last bits depend on the CPU's instruction set (AVX-512 and AVX2 builds differ), and the
+weights are rounded to 1e-9 before the assignment, so that PRL gives the same links on every
+machine.
+
+The assignment is solved sparsely: only candidate pairs whose weight exceeds the all-disagree
+weight ``w_0`` are edges (gain ``w - w_0``), and a private dummy column per original record
+stands for "only background weight left"; records left there are returned unlinked (``-1``).
+This equals the dense assignment over all pairs whenever ``w_0`` is the smallest weight (the
+usual case, every ``m_j > u_j``); a candidate weighted below ``w_0`` counts as background.
+Ties among equal-weight assignments are broken at random: the masked records are permuted by
+``rng`` (by default a Generator seeded with 0) before matching, so that record order, which
+is the true-link order in the replication, cannot favour true links.
 """
 
 from __future__ import annotations
 
+import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -47,11 +69,16 @@ from numba import njit
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 from scipy.stats import rankdata
 
+from ..resources import check_memory
 from ..validation import check_int, check_real
 from .base import LinkResult, prepare
 
 COINCIDENCE_RULES = ("exact", "rank", "value", "nearest")
 _MAX_KNOWN = 20  # at most 2^20 patterns: the count table and the EM stay small
+
+
+class ConvergenceWarning(UserWarning):
+    """The EM fit of probabilistic linkage stopped at ``max_iter`` before converging."""
 
 
 @dataclass
@@ -65,11 +92,26 @@ class FellegiSunter:
     converged: bool
 
     def weights(self, patterns: np.ndarray) -> np.ndarray:
-        """Log-likelihood ratio weight of each binary pattern (rows of ``patterns``)."""
-        agree = np.log(self.m) - np.log(self.u)
-        disagree = np.log1p(-self.m) - np.log1p(-self.u)
-        g = np.asarray(patterns, dtype=np.float64)
-        return g @ agree + (1.0 - g) @ disagree
+        """Log-likelihood ratio weight of each binary pattern (rows of ``patterns``), summed
+        attribute by attribute in a fixed order (the same bits on every CPU)."""
+        g = np.ascontiguousarray(np.asarray(patterns) != 0)
+        return _weights(g, np.asarray(self.m, dtype=np.float64), np.asarray(self.u, dtype=np.float64))
+
+
+@njit(cache=True)
+def _weights(g, m, u):
+    agree = np.empty(m.size)
+    disagree = np.empty(m.size)
+    for j in range(m.size):
+        agree[j] = math.log(m[j]) - math.log(u[j])
+        disagree[j] = math.log1p(-m[j]) - math.log1p(-u[j])
+    w = np.empty(g.shape[0])
+    for k in range(g.shape[0]):
+        s = 0.0
+        for j in range(m.size):
+            s += agree[j] if g[k, j] else disagree[j]
+        w[k] = s
+    return w
 
 
 def pattern_matrix(c: int) -> np.ndarray:
@@ -78,49 +120,88 @@ def pattern_matrix(c: int) -> np.ndarray:
     return ((codes[:, None] >> np.arange(c)) & 1).astype(np.int8)
 
 
+@njit(cache=True)
+def _em(g, f, p, m, u, tol, max_iter, eps, p_hi):
+    """EM iterations of the two-class Bernoulli mixture on pattern frequencies ``f`` (rows of
+    ``g`` the patterns); updates ``m``, ``u`` in place; returns (p, iterations, converged).
+    Scalar loops in a fixed order: the result does not depend on SIMD width or threads."""
+    K, c = g.shape
+    total = 0.0
+    for k in range(K):
+        total += f[k]
+    lm, l1m, lu, l1u = np.empty(c), np.empty(c), np.empty(c), np.empty(c)
+    am, au = np.empty(c), np.empty(c)
+    it = 0
+    for it in range(1, max_iter + 1):
+        for j in range(c):
+            lm[j], l1m[j] = math.log(m[j]), math.log1p(-m[j])
+            lu[j], l1u[j] = math.log(u[j]), math.log1p(-u[j])
+        lp, lq = math.log(p), math.log1p(-p)
+        am[:] = 0.0
+        au[:] = 0.0
+        sm = 0.0
+        su = 0.0
+        for k in range(K):
+            a, b = lp, lq
+            for j in range(c):
+                if g[k, j]:
+                    a += lm[j]
+                    b += lu[j]
+                else:
+                    a += l1m[j]
+                    b += l1u[j]
+            tau = 1.0 / (1.0 + math.exp(min(max(b - a, -700.0), 700.0)))  # P(M | pattern)
+            fm = f[k] * tau
+            fu = f[k] * (1.0 - tau)
+            sm += fm
+            su += fu
+            for j in range(c):
+                if g[k, j]:
+                    am[j] += fm
+                    au[j] += fu
+        p_new = min(max(sm / total, eps), p_hi)
+        delta = abs(p_new - p)
+        for j in range(c):
+            mj = min(max(am[j] / max(sm, 1e-300), eps), 1.0 - eps)
+            uj = min(max(au[j] / max(su, 1e-300), eps), 1.0 - eps)
+            delta = max(delta, abs(mj - m[j]), abs(uj - u[j]))
+            m[j] = mj
+            u[j] = uj
+        p = p_new
+        if delta < tol:
+            return p, it, True
+    return p, it, False
+
+
 def em_fellegi_sunter(counts, c: int | None = None, *, p0: float | None = None, m0: float = 0.9,
-                      tol: float = 1e-10, max_iter: int = 5000, eps: float = 1e-9) -> FellegiSunter:
+                      tol: float = 1e-10, max_iter: int = 100_000, eps: float = 1e-9,
+                      p_max: float | None = None) -> FellegiSunter:
     """Fit the two-class independent-Bernoulli mixture to ``counts[code]`` (pairs per pattern).
 
     ``counts`` has length 2^c. Start: ``m_j = m0``, ``u_j`` = the overall agreement rate of
     attribute j, ``p = p0`` (default 1 / sqrt(N), i.e. 1/n for N = n^2 pairs). Probabilities
-    are kept in [eps, 1 - eps] so that every weight is finite.
+    are kept in [eps, 1 - eps] so that every weight is finite, and ``p`` at most ``p_max``
+    (default 1 - eps). Converged when no parameter moves by ``tol`` or more in one iteration.
     """
     counts = np.asarray(counts, dtype=np.float64)
     if c is None:
         c = int(round(np.log2(counts.size)))
     if counts.ndim != 1 or counts.size != 2**c or (counts < 0).any() or counts.sum() <= 0:
         raise ValueError(f"counts must be 2^c = {2**c} non-negative pattern counts with a positive total")
-    g = pattern_matrix(c).astype(np.float64)
+    check_int("max_iter", max_iter, 1)
+    g = pattern_matrix(c) != 0
     keep = counts > 0
-    g, f = g[keep], counts[keep]
-    total = f.sum()
+    g, f = np.ascontiguousarray(g[keep]), counts[keep]
+    total = float(f.sum())
+    hi = 1.0 - eps
+    p_hi = hi if p_max is None else min(check_real("p_max", p_max, 0.0, 1.0, low_open=True), hi)
     p = 1.0 / np.sqrt(total) if p0 is None else check_real("p0", p0, 0.0, 1.0, low_open=True, high_open=True)
+    p = min(max(p, eps), p_hi)
     m = np.full(c, check_real("m0", m0, 0.0, 1.0, low_open=True, high_open=True))
-    h = 1 - g
-    hi = 1 - eps
-
-    def clip(a):  # np.clip(a, eps, 1 - eps) without its per-call overhead (same values)
-        return np.minimum(np.maximum(a, eps), hi)
-
-    u = clip((f @ g) / total)
-    converged = False
-    it = 0
-    for it in range(1, max_iter + 1):
-        log_m = g @ np.log(m) + h @ np.log1p(-m) + np.log(p)
-        log_u = g @ np.log(u) + h @ np.log1p(-u) + np.log1p(-p)
-        tau = 1.0 / (1.0 + np.exp(np.minimum(np.maximum(log_u - log_m, -700.0), 700.0)))  # P(M | pattern)
-        fm, fu = f * tau, f * (1 - tau)
-        sm, su = fm.sum(), fu.sum()
-        p_new = min(max(float(sm / total), eps), hi)
-        m_new = clip((fm @ g) / max(sm, 1e-300))
-        u_new = clip((fu @ g) / max(su, 1e-300))
-        delta = max(abs(p_new - p), np.abs(m_new - m).max(), np.abs(u_new - u).max())
-        p, m, u = p_new, m_new, u_new
-        if delta < tol:
-            converged = True
-            break
-    return FellegiSunter(m=m, u=u, p=p, iterations=it, converged=converged)
+    agree = (f[:, None] * g).sum(axis=0)  # row by row (f @ g would go through a CPU-dependent BLAS)
+    u = np.minimum(np.maximum(agree / total, eps), hi)
+    p, it, converged = _em(g, f, float(p), m, u, float(tol), int(max_iter), float(eps), float(p_hi))
+    return FellegiSunter(m=m, u=u, p=float(p), iterations=int(it), converged=bool(converged))
 
 
 def coincidence_intervals(x: np.ndarray, y: np.ndarray, coincidence: str = "nearest", *,
@@ -176,35 +257,68 @@ def _row_codes(zt, lo, hi, i, code):
             code[l] |= bit * ((row[l] >= a) & (row[l] <= b))
 
 
-@njit(cache=True)
-def _pattern_counts(zt, lo, hi, ncodes):
-    """Number of (original, masked) pairs per pattern code, row by row (no n x n matrix)."""
-    counts = np.zeros(ncodes, dtype=np.int64)
-    code = np.empty(zt.shape[1], dtype=np.int64)
-    for i in range(lo.shape[0]):
-        _row_codes(zt, lo, hi, i, code)
-        for l in range(code.size):
-            counts[code[l]] += 1
-    return counts
+def agreement_ranges(z: np.ndarray, lo: np.ndarray, hi: np.ndarray):
+    """Sort each masked key column once; ``[s_ij, e_ij)`` is the range of sorted positions whose
+    key lies in ``[lo_ij, hi_ij]`` (the masked records agreeing with original i on attribute j).
+    Returns ``(order, s, e)`` with ``order`` transposed (one row per attribute)."""
+    order = np.argsort(z, axis=0, kind="stable")
+    zs = np.take_along_axis(z, order, axis=0)
+    s = np.empty(lo.shape, dtype=np.int64)
+    e = np.empty(lo.shape, dtype=np.int64)
+    for j in range(z.shape[1]):
+        s[:, j] = np.searchsorted(zs[:, j], lo[:, j], "left")
+        e[:, j] = np.searchsorted(zs[:, j], hi[:, j], "right")
+    return np.ascontiguousarray(order.T), s, e
 
 
 @njit(cache=True)
-def _edge_pairs(zt, lo, hi, is_edge, rows, cols, codes):
-    """The pairs whose pattern is an edge pattern, row-major, into the buffers (sized from the
-    pattern counts); their count, or -1 if the buffers are too small."""
-    code = np.empty(zt.shape[1], dtype=np.int64)
+def _candidate_pairs(order, s, e, zt, lo, hi, indptr, cols, codes):
+    """The pairs agreeing on at least one attribute, row by row (columns ascending), with their
+    full pattern code; ``indptr`` receives the row offsets. Returns the pair count."""
+    n, c = s.shape
+    stamp = np.full(order.shape[1], -1, dtype=np.int64)
     k = 0
-    for i in range(lo.shape[0]):
-        _row_codes(zt, lo, hi, i, code)
-        for l in range(code.size):
-            if is_edge[code[l]]:
-                if k == rows.size:
-                    return -1
-                rows[k] = i
-                cols[k] = l
-                codes[k] = code[l]
+    for i in range(n):
+        indptr[i] = k
+        start = k
+        for j in range(c):
+            for t in range(s[i, j], e[i, j]):
+                col = order[j, t]
+                if stamp[col] == i:
+                    continue
+                stamp[col] = i
+                code = 0
+                for jj in range(c):
+                    v = zt[jj, col]
+                    if v >= lo[i, jj] and v <= hi[i, jj]:
+                        code |= 1 << jj
+                cols[k] = col
+                codes[k] = code
                 k += 1
+        if k - start > 1:
+            idx = np.argsort(cols[start:k])
+            cols[start:k] = cols[start:k][idx]
+            codes[start:k] = codes[start:k][idx]
+    indptr[n] = k
     return k
+
+
+def candidate_pairs(z, lo, hi):
+    """Candidate pairs of :func:`prl` (at least one agreement): ``(rows, cols, codes)``,
+    row-major with columns ascending. Refuses, with the estimate, when they would not fit the
+    memory limit (:func:`sdcrisk.resources.check_memory`)."""
+    n, c = lo.shape
+    order, s, e = agreement_ranges(z, lo, hi)
+    bound = int((e - s).sum())  # pairs counted once per agreeing attribute: an upper bound
+    check_memory(f"probabilistic linkage: {bound:,} candidate pairs (records agreeing on at least one "
+                 f"of {c} attributes)", 100.0 * bound + 80.0 * n * c,
+                 "use coincidence='nearest' (candidates grow with n, not n^2) or a narrower window / t")
+    indptr = np.empty(n + 1, dtype=np.int64)
+    cols = np.empty(bound, dtype=np.int64)
+    codes = np.empty(bound, dtype=np.int32)
+    k = _candidate_pairs(order, s, e, np.ascontiguousarray(z.T), lo, hi, indptr, cols, codes)
+    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
+    return rows, cols[:k].copy(), codes[:k].copy()
 
 
 def coincidence_codes(x, y, coincidence: str = "nearest", **rule_params) -> np.ndarray:
@@ -237,49 +351,58 @@ def assign_max_weight(rows: np.ndarray, cols: np.ndarray, gain: np.ndarray, n: i
 
 
 def prl(original, masked, known=None, coincidence: str = "nearest", *, window: float = 1.0,
-        t: float = 0.05, neighbours: int = 1, rng: np.random.Generator | None = None) -> LinkResult:
-    """Probabilistic record linkage (seed 000 Sec. 2.1.1, seed 001 Sec. 2.2).
+        t: float = 0.05, neighbours: int = 1, rng: np.random.Generator | None = None,
+        max_iter: int = 100_000, tol: float = 1e-10) -> LinkResult:
+    """Probabilistic record linkage (Nin, Herranz & Torra 2008, rank swapping, Sec. 2.1.1;
+    2008, multivariate microaggregation, Sec. 2.2).
 
     ``coincidence`` selects the coincidence rule (module docstring), with its parameter
     ``window`` ("rank", percent of n), ``t`` ("value", multiples of sd) or ``neighbours``
-    ("nearest"). Ties among equal-weight assignments are broken by the matching algorithm in
-    record order; pass ``rng`` to randomise the order of the masked records before matching
-    (removes any index-order bias among tied candidates). ``score`` is each link's weight,
-    ``candidates`` the number of masked records sharing the best weight of that original.
+    ("nearest"). Ties among equal-weight assignments are broken at random: the masked records
+    are permuted by ``rng`` before matching (None: a Generator seeded with 0). ``max_iter`` and
+    ``tol`` bound the EM (:func:`em_fellegi_sunter`); a fit that does not converge warns with
+    :class:`ConvergenceWarning`. ``score`` is each link's weight, ``candidates`` the number of
+    masked records sharing the best weight of that original; ``info`` holds ``converged``,
+    ``iterations``, ``p``, ``pairs`` (candidate pairs) and ``edges`` (pairs above background).
     """
     x, y = prepare(original, masked, known)
     n, c = x.shape
+    ny = y.shape[0]
     if c > _MAX_KNOWN:
         raise ValueError(f"known: at most {_MAX_KNOWN} attributes for PRL, got {c}")
-    if rng is not None and not isinstance(rng, np.random.Generator):
+    if rng is None:
+        rng = np.random.Generator(np.random.PCG64(0))
+    elif not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
     z, lo, hi = coincidence_intervals(x, y, coincidence, window=window, t=t, neighbours=neighbours)
-    perm = rng.permutation(n) if rng is not None else np.arange(n)
-    zt = np.ascontiguousarray(z[perm].T)
-    lo, hi = np.ascontiguousarray(lo), np.ascontiguousarray(hi)
-    counts = _pattern_counts(zt, lo, hi, 2**c)
-    model = em_fellegi_sunter(counts, c)
-    w = model.weights(pattern_matrix(c))
-    observed = counts > 0
-    wmin = w[observed].min()
-    gain_of = np.where(observed, w - wmin, 0.0)
-    edge_pattern = gain_of > 1e-12 * max(1.0, np.abs(w[observed]).max())
-    size = int(counts[edge_pattern].sum())
-    rows, cols, codes = (np.empty(size, dtype=np.int64) for _ in range(3))
-    if _edge_pairs(zt, lo, hi, edge_pattern, rows, cols, codes) != size:
-        raise RuntimeError("prl: edge count differs between the two passes")
+    perm = rng.permutation(ny)
+    rows, cols, codes = candidate_pairs(np.ascontiguousarray(z[perm]), np.ascontiguousarray(lo),
+                                        np.ascontiguousarray(hi))
+    counts = np.bincount(codes, minlength=2**c).astype(np.int64)
+    counts[0] += n * ny - codes.size  # every pair outside the candidates disagrees everywhere
+    one_to_one = min(n, ny) / (n * ny)
+    model = em_fellegi_sunter(counts, c, p0=one_to_one, p_max=one_to_one, max_iter=max_iter, tol=tol)
+    if not model.converged:
+        warnings.warn(f"prl: EM did not converge in {model.iterations} iterations (tol {tol:g}); "
+                      "the weights may be unreliable", ConvergenceWarning, stacklevel=2)
+    w = np.round(model.weights(pattern_matrix(c)), 9)  # identical on every CPU, see module docstring
+    gain_of = w - w[0]
+    edge = gain_of[codes] > 0
+    rows, cols, codes = rows[edge], cols[edge], codes[edge]
     gain = gain_of[codes]
-    links_perm = assign_max_weight(rows, cols, gain, n)
+    links_perm = assign_max_weight(rows, cols, gain, n) if gain.size else np.full(n, -1, dtype=np.int64)
     links = np.where(links_perm >= 0, perm[np.maximum(links_perm, 0)], -1)
     # diagnostics: best weight per original and how many masked records share it
     best = np.zeros(n)
     np.maximum.at(best, rows, gain)
     at_best = gain >= best[rows] - 1e-12
     ncand = np.bincount(rows[at_best & (best[rows] > 0)], minlength=n)
-    ncand = np.where(best > 0, ncand, n - np.bincount(rows, minlength=n))
-    score = np.full(n, wmin)
+    ncand = np.where(best > 0, ncand, ny - np.bincount(rows, minlength=n))
+    score = np.full(n, w[0])
     ok = links_perm >= 0
     linked = np.flatnonzero(ok)
-    at = np.searchsorted(rows * n + cols, linked * n + links_perm[ok])  # links are edges
+    at = np.searchsorted(rows * ny + cols, linked * ny + links_perm[ok])  # links are edges
     score[ok] = w[codes[at]]
-    return LinkResult(links=links, candidates=ncand, score=score)
+    info = {"converged": model.converged, "iterations": model.iterations, "p": model.p,
+            "pairs": int(counts[1:].sum()), "edges": int(rows.size)}
+    return LinkResult(links=links, candidates=ncand, score=score, info=info)

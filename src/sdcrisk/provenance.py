@@ -27,7 +27,7 @@ from .environment import versions
 COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sdcrisk.evaluation",
                    "sdcrisk.belief", "sdcrisk.experiments_belief", "sdcrisk.validation")
 # Libraries whose versions decide a cell's numbers (random streams, sums, kernels, I/O of tables).
-COMPUTE_LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow")
+COMPUTE_LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow", "ortools")
 TABLE_LIBRARIES = ("numpy", "pandas")
 FIGURE_LIBRARIES = TABLE_LIBRARIES + ("matplotlib",)
 

@@ -206,3 +206,39 @@ def test_bad_parameters(small, kwargs, word):
 def test_bad_shapes(small):
     with pytest.raises(ValueError, match="masked"):
         prl(small, small[:-1])
+
+
+def test_candidate_pairs_are_the_pairs_with_an_agreement(small):
+    """The blocked enumeration finds exactly the pairs with a non-zero pattern, with their codes."""
+    from sdcrisk.linkage.probabilistic import candidate_pairs, coincidence_intervals
+
+    rng = np.random.default_rng(4)
+    y = np.round(small + rng.normal(scale=0.3, size=small.shape) * small.std(axis=0), 1)
+    for rule, kw in [("nearest", {}), ("rank", {"window": 5.0}), ("value", {"t": 0.1}), ("exact", {})]:
+        dense = coincidence_codes(small, y, rule, **kw)
+        z, lo, hi = coincidence_intervals(small, y, rule, **kw)
+        rows, cols, codes = candidate_pairs(z, lo, hi)
+        r, c = np.nonzero(dense)
+        assert np.array_equal(rows, r) and np.array_equal(cols, c), rule
+        assert np.array_equal(codes, dense[r, c]), rule
+
+
+def test_too_many_candidate_pairs_refused_before_allocating(small, monkeypatch):
+    from sdcrisk.resources import MemoryLimitError
+
+    monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "64K")
+    with pytest.raises(MemoryLimitError, match=r"candidate pairs.*needs about .* GiB, more than the limit of 0\.00 GiB"):
+        prl(small, small, coincidence="rank", window=50.0)
+    monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "lots")
+    with pytest.raises(ValueError, match="SDCRISK_MEMORY_LIMIT"):
+        prl(small, small)
+
+
+def test_unconverged_em_warns_and_is_recorded(small):
+    from sdcrisk.linkage.probabilistic import ConvergenceWarning
+
+    y = small + np.random.default_rng(1).normal(size=small.shape) * small.std(axis=0)
+    with pytest.warns(ConvergenceWarning, match="did not converge in 2 iterations"):
+        res = prl(small, y, max_iter=2)
+    assert res.info["converged"] is False and res.info["iterations"] == 2
+    assert prl(small, small.copy()).info["converged"] is True

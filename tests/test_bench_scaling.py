@@ -1,0 +1,27 @@
+"""benchmarks/bench_scaling.py runs end to end at tiny sizes and writes its four outputs."""
+
+import csv
+import subprocess
+import sys
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_scaling.py"
+
+
+def test_bench_scaling_quick(tmp_path):
+    tasks = "DBRL,MDAV k=3,recordlinkage DBRL-like"
+    subprocess.run([sys.executable, str(SCRIPT), "--sizes", "400", "--quick", "--timeout", "120",
+                    "--tasks", tasks, "--out", str(tmp_path)], check=True, capture_output=True, timeout=300)
+    with open(tmp_path / "scaling.csv", newline="") as f:
+        reader = csv.DictReader(f)
+        rows = list(reader)
+    assert reader.fieldnames == ["task", "n", "m", "wall_s", "peak_mb", "status", "percent_correct", "note"]
+    assert {(r["task"], r["n"], r["m"]) for r in rows} == {(t, n, m) for t in tasks.split(",")
+                                                            for n, m in (("400", "10"), ("5000", "8"))}
+    assert all(r["status"] == "ok" and float(r["wall_s"]) >= 0 and float(r["peak_mb"]) > 0 for r in rows)
+    assert float(next(r for r in rows if r["task"] == "DBRL" and r["n"] == "400")["percent_correct"]) > 50
+    for name in ("scaling.md", "scaling.png", "scaling.pdf"):
+        assert (tmp_path / name).stat().st_size > 0
+    md = (tmp_path / "scaling.md").read_text()
+    assert "## Targets" in md and "not measured" in md and "sdcMicro" in md
+    assert not list(tmp_path.glob("*.part*"))

@@ -10,13 +10,18 @@ file's mean and sd instead; ``"none"`` uses raw values. A masked column with zer
 microaggregated) has standardised value 0 rather than NaN.
 
 Ties: the link is the *first* argmin, i.e. among masked records at exactly the same distance the
-lowest masked index wins. A numba kernel accumulates the direct squared differences of one
-original record against every masked record, attribute by attribute (contiguous loops that
-vectorise; one vector of length n is held, never the n x n matrix), and keeps the candidates
-within a small relative tolerance of the minimum. Those few are re-scored with numpy's
+lowest masked index wins. ``method="brute"``: a numba kernel accumulates the direct squared
+differences of one original record against every masked record, attribute by attribute (contiguous
+loops that vectorise; one vector of length n is held, never the n x n matrix), and keeps the
+candidates within a small relative tolerance of the minimum. Those few are re-scored with numpy's
 ``sum_j (a_j - b_j)^2`` (the arithmetic of a brute-force
 ``scipy.spatial.distance.cdist(..., "sqeuclidean")``), whose summation order can differ from the
 kernel's in the last bit, and the lowest index among the exact minima is chosen.
+
+``method="tree"`` (the default; Muralidhar & Domingo-Ferrer 2016, section 2, in sub-quadratic
+time) finds the same candidates with the exact k-d tree of :mod:`.neighbours`: the kernel's
+arithmetic, subtrees pruned only when their lower bound exceeds the minimum plus the tolerance, and
+the same numpy re-scoring, so links and scores are identical to the brute force's.
 """
 
 from __future__ import annotations
@@ -27,14 +32,13 @@ import numpy as np
 from numba import njit
 
 from .base import LinkResult, prepare
+from .neighbours import REL_TOL as _REL_TOL, exact_best as _exact_best, nearest as _tree_nearest
 
 BLOCK = 512
-# Relative tolerance (times ||a||^2 + max ||b||^2) under which kernel distances are re-scored with
-# numpy: far above any summation-order rounding error (~ m * eps), far below real distance gaps.
-_REL_TOL = 1e-10
-_PAIR_CHUNK = 1 << 18
+METHODS = ("tree", "brute")
 
 STANDARDISE = ("own", "original", "none")
+_SINGULAR = 1e-10  # relative eigenvalue below which a covariance counts as singular
 METRICS = ("euclidean", "mahalanobis")
 
 
@@ -66,34 +70,19 @@ def _whiten(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Map both files by ``L^-1`` with ``L L^T`` the covariance of ``xs``, so that Euclidean
     distances become Mahalanobis distances ``(a - b)^T Sigma^-1 (a - b)``."""
     cov = np.atleast_2d(np.cov(xs, rowvar=False))
-    try:
-        chol = np.linalg.cholesky(cov)
-    except np.linalg.LinAlgError:
-        raise ValueError("metric='mahalanobis': the covariance of the original known columns is singular") from None
+    # Decide singularity on a relative eigenvalue threshold far above rounding: whether Cholesky
+    # fails on a numerically singular matrix depends on the BLAS kernel (on Census, all 13
+    # columns, it failed with OpenBLAS' AVX-512 kernel and succeeded with its AVX2 one).
+    eig = np.linalg.eigvalsh(cov)
+    if eig[0] <= _SINGULAR * max(eig[-1], 0.0):
+        raise ValueError("metric='mahalanobis': the covariance of the original known columns is singular "
+                         f"(smallest/largest eigenvalue {eig[0]:.2e}/{eig[-1]:.2e}); some known columns are "
+                         "linear combinations of others, drop one of them")
+    chol = np.linalg.cholesky(cov)
     from scipy.linalg import solve_triangular
 
     return (solve_triangular(chol, xs.T, lower=True).T.copy(),
             solve_triangular(chol, ys.T, lower=True).T.copy())
-
-
-def _exact_best(a: np.ndarray, b: np.ndarray, rows: np.ndarray, cols: np.ndarray, nrows: int):
-    """Among pairs (rows[k], cols[k]) (row-major, cols ascending within a row), return per row the
-    column of minimum exact squared distance, lowest column on ties, and that distance."""
-    best_c = np.full(nrows, -1, dtype=np.int64)
-    best_d = np.full(nrows, np.inf)
-    for s in range(0, rows.size, _PAIR_CHUNK):
-        r, c = rows[s:s + _PAIR_CHUNK], cols[s:s + _PAIR_CHUNK]
-        d = ((a[r] - b[c]) ** 2).sum(axis=1)
-        # fold in the running best of each row, then take the lexicographic (row, d, col) minimum
-        prev = np.flatnonzero(best_c >= 0)
-        r = np.concatenate([r, prev])
-        c = np.concatenate([c, best_c[prev]])
-        d = np.concatenate([d, best_d[prev]])
-        order = np.lexsort((c, d, r))
-        first = order[np.r_[True, r[order][1:] != r[order][:-1]]]
-        best_c[r[first]] = c[first]
-        best_d[r[first]] = d[first]
-    return best_c, best_d
 
 
 @njit(cache=True)
@@ -134,15 +123,24 @@ def _near_pairs(a, bt, mask, use_mask, tol, rows, cols, has):
     return k
 
 
+def _check_method(method: str) -> None:
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+
+
 def nearest(a: np.ndarray, b: np.ndarray, allowed: Callable[[int, int], np.ndarray] | None = None,
-            block: int = BLOCK) -> tuple[np.ndarray, np.ndarray]:
+            block: int = BLOCK, method: str = "tree") -> tuple[np.ndarray, np.ndarray]:
     """Index of the nearest row of ``b`` (squared Euclidean) for every row of ``a``, first argmin.
 
     ``allowed(start, stop)``, when given, returns a boolean ``(stop - start, len(b))`` mask of the
     rows of ``b`` eligible for rows ``start:stop`` of ``a`` (restricted linkage inside candidate
-    sets); a row with no eligible candidate gets index -1 and distance inf.
-    Returns ``(index, squared distance)``.
+    sets); a row with no eligible candidate gets index -1 and distance inf. ``method="tree"``
+    (:mod:`.neighbours`) or ``"brute"`` give identical results; with ``allowed`` the search is always
+    brute force. Returns ``(index, squared distance)``.
     """
+    _check_method(method)
+    if allowed is None and method == "tree":
+        return _tree_nearest(a, b, "sqeuclidean")
     a = np.ascontiguousarray(a, dtype=np.float64)
     n = a.shape[0]
     links = np.full(n, -1, dtype=np.int64)
@@ -169,17 +167,19 @@ def nearest(a: np.ndarray, b: np.ndarray, allowed: Callable[[int, int], np.ndarr
 
 
 def dbrl(original, masked, known=None, metric: str = "euclidean", standardise: str = "own",
-         block: int = BLOCK) -> LinkResult:
+         block: int = BLOCK, method: str = "tree") -> LinkResult:
     """Distance-based record linkage (seed 003 §2): link every original record to the masked record
     at minimum squared Euclidean distance over the ``known`` attributes, after standardisation.
 
     ``metric="mahalanobis"`` uses the inverse covariance of the (standardised) original known
     columns; with ``standardise="original"`` or ``"none"`` this is the plain Mahalanobis distance
     with the original file's covariance. ``score`` holds the squared distance of each link.
+    ``method``: ``"tree"`` (k-d tree) or ``"brute"``, identical results (see :func:`nearest`).
     """
+    _check_method(method)
     x, y = prepare(original, masked, known)
     xs, ys = _prepared(x, y, metric, standardise)
-    links, d2 = nearest(xs, ys, block=block)
+    links, d2 = nearest(xs, ys, block=block, method=method)
     return LinkResult(links=links, score=d2)
 
 

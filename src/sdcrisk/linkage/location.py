@@ -18,6 +18,14 @@ contiguous range ``[a_ij, b_ij)`` of that order (whole runs of equal masked valu
 of masked record ``l`` is ``a_ij <= pos_lj < b_ij``. The numba kernels walk the shortest range of
 each record and test the others, so no ``n x n`` matrix is formed. Distances inside the candidate
 sets are computed directly (exact), lowest masked index on ties.
+
+The intersection (RS-RL, Nin, Herranz & Torra 2008, section 3, and L-RL) runs by default
+(``method="tree"``) as a box query of the exact k-d tree of :mod:`.neighbours`: the masked records
+carry the key ``pos_lj`` (replaced by the first position of its run of equal values when every
+range is made of whole runs, which changes no membership and lets equal records be stored once),
+subtrees whose key ranges miss a range are pruned, and the rest of the search is exact (same
+distance arithmetic, lowest index on ties), so links and scores equal the brute-force kernel's.
+Candidate-set sizes are counted in the same tree (whole subtrees inside every range at once).
 """
 
 from __future__ import annotations
@@ -27,9 +35,11 @@ from numba import njit
 
 from .base import LinkResult, prepare
 from .distance import dbrl_restricted, standardise as _standardise
+from .neighbours import KDTree
 from ..validation import check_int
 
 MA_RULES = ("group", "window")
+METHODS = ("tree", "brute")
 
 
 # ---------------------------------------------------------------- candidate intervals
@@ -196,17 +206,44 @@ def _annotated_union_link(a, b, order, xs, ys):
     return links, sizes, score
 
 
+def _run_keys(ysorted: np.ndarray, pos: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Keys of the masked records for the box query ``a <= key < b``: the first sorted position of
+    the run of equal values holding ``pos`` when every bound is a run boundary (then
+    ``a <= pos < b`` iff ``a <= run start < b``, and equal records get equal keys), else ``pos``."""
+    n = ysorted.shape[0]
+    new_run = np.ones(ysorted.shape, dtype=bool)
+    new_run[1:] = ysorted[1:] != ysorted[:-1]
+    boundary = np.vstack([new_run, np.ones((1, ysorted.shape[1]), dtype=bool)])  # positions 0..n
+    ok = all(((a[:, j] >= 0) & (a[:, j] <= n) & (b[:, j] >= 0) & (b[:, j] <= n)).all()
+             and boundary[a[:, j], j].all() and boundary[b[:, j], j].all() for j in range(a.shape[1]))
+    if not ok:
+        return pos
+    runstart = np.maximum.accumulate(np.where(new_run, np.arange(n)[:, None], 0), axis=0)
+    return np.take_along_axis(runstart, pos, axis=0)
+
+
 def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
-                      combine: str = "intersection", standardise: str = "own") -> LinkResult:
+                      combine: str = "intersection", standardise: str = "own",
+                      method: str = "tree") -> LinkResult:
     """DBRL (seed 003 §2) restricted to candidate sets given as masked-sorted-position ranges.
 
     ``combine="intersection"``: candidates in every ``B(x_ij)`` (seed 000 §3);
     ``"annotated_union"``: candidates in the largest number of ``B(x_ij)`` (seed 000 §6).
-    ``candidates`` is the size of the set searched (-1 link when empty).
+    ``candidates`` is the size of the set searched (-1 link when empty). ``method``: ``"tree"``
+    (k-d tree box query, intersection only; the annotated union is always brute force) or
+    ``"brute"``, identical results.
     """
-    order, _, pos = _sorted_masked(y)
-    order, pos = np.ascontiguousarray(order.T), np.ascontiguousarray(pos.T)  # one row per attribute
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    order, ysorted, pos = _sorted_masked(y)
     xs, ys = _standardise(x, y, standardise)
+    if combine == "intersection" and method == "tree":
+        a = np.ascontiguousarray(a, dtype=np.int64)
+        b = np.ascontiguousarray(b, dtype=np.int64)
+        tree = KDTree(ys, keys=_run_keys(ysorted, pos, a, b))
+        links, score = tree.query(xs, "sqeuclidean", lo=a, hi=b, rescore=False)
+        return LinkResult(links=links, candidates=tree.count(a, b), score=score)
+    order, pos = np.ascontiguousarray(order.T), np.ascontiguousarray(pos.T)  # one row per attribute
     if combine == "intersection":
         links, sizes, score = _intersection_link(a, b, pos, order, xs, ys)
     elif combine == "annotated_union":
@@ -224,18 +261,19 @@ def _max_rank_distance(p, n: int, rounding: str) -> int:
 
 
 def rsrl(original, masked, known=None, *, p=None, distance: int | None = None, rounding: str = "floor",
-         standardise: str = "own") -> LinkResult:
+         standardise: str = "own", method: str = "tree") -> LinkResult:
     """Rank-swapping record linkage (RS-RL, seed 000 §3; L-RL of seed 002 §4.1.1).
 
     Give either ``p`` (percent of n; the maximum rank distance is
     ``sdcrisk.masking.swapping.rank_distance(p, n, rounding)``) or ``distance`` (the maximum rank
     distance ``P`` itself). For unknown ``p`` bounded by ``p_max``, pass ``p=p_max``.
-    A record whose candidate set has one element is linked to it.
+    A record whose candidate set has one element is linked to it. ``method``: ``"tree"`` or
+    ``"brute"`` (:func:`link_in_intervals`), identical results.
     """
     x, y = prepare(original, masked, known)
     P = _rank_distance_arg(p, distance, rounding, x.shape[0])
     a, b = rank_swap_intervals(x, y, P)
-    return link_in_intervals(x, y, a, b, "intersection", standardise)
+    return link_in_intervals(x, y, a, b, "intersection", standardise, method)
 
 
 def _rank_distance_arg(p, distance, rounding, n):
@@ -262,12 +300,13 @@ def rsrl_annotated_union(original, masked, known=None, *, p=None, distance: int 
 
 
 def lrl_microaggregation(original, masked, known=None, *, rule: str = "group", k: int | None = None,
-                         standardise: str = "own") -> LinkResult:
+                         standardise: str = "own", method: str = "tree") -> LinkResult:
     """L-RL for univariate microaggregation (seed 002 §4.1.2, Table 5): intersection of the
-    :func:`microaggregation_intervals` candidate sets over the known attributes, then DBRL."""
+    :func:`microaggregation_intervals` candidate sets over the known attributes, then DBRL
+    (``method``: ``"tree"`` or ``"brute"``, identical results, :func:`link_in_intervals`)."""
     x, y = prepare(original, masked, known)
     a, b = microaggregation_intervals(x, y, rule, k)
-    return link_in_intervals(x, y, a, b, "intersection", standardise)
+    return link_in_intervals(x, y, a, b, "intersection", standardise, method)
 
 
 def lrl_mdav(original, masked, blocks, known_blocks=None, *, n_nearest: int = 1,

@@ -1,0 +1,599 @@
+"""Exact nearest-neighbour search with a k-d tree, optionally inside per-query key boxes.
+
+The linkage attacks link every original record ``a_i`` to the masked record ``b_l`` minimising a
+distance, the *lowest* masked index on ties. A brute-force search costs ``n_a x n_b`` distances;
+:class:`KDTree` answers the same question exactly in sub-quadratic time:
+
+* DBRL (Muralidhar & Domingo-Ferrer 2016, section 2): squared Euclidean distance on the
+  standardised files, ``metric="sqeuclidean"``;
+* RBRL-Sum / RBRL-Max (same paper, section 3): ``metric="l1"`` / ``"linf"`` on the doubled
+  integer ranks;
+* RS-RL (Nin, Herranz & Torra 2008, section 3) and L-RL: DBRL restricted to the candidate set
+  ``{l : lo[i, j] <= keys[l, j] < hi[i, j] for all j}``, with ``keys`` the positions of the masked
+  records in the sorted masked columns (a box query).
+
+Tree: median splits on the dimension of widest spread (of the values; of the keys when all values
+of a node coincide), leaves of at most ``leaf_size`` rows (64: a leaf is scanned with vectorised
+loops, so larger leaves than the usual 16-32 pay off), and per node the bounding box of its values,
+the range of its keys per dimension, its lowest original row index and its row count. The keys need
+not be monotone in the values for correctness (a node's key range is that of its rows), only for
+the pruning to be effective.
+Identical rows of ``b`` (with identical keys) are stored once, under their lowest index: their
+distances to any query are bit-identical, so only that index can win a tie, and the groups of
+``k`` equal records of a microaggregated file cost one row.
+
+Why the result equals the brute force:
+
+* a node is pruned only when its lower bound exceeds the best distance found, or equals it and
+  every row of the node has a larger index than the current link (a row of the node could at most
+  tie, and loses the tie); a node whose key range misses the query box holds no allowed row;
+* the lower bound is a true bound *in floating point*: the per-dimension gap from the query to the
+  box is at most the rounded ``|q_j - b_lj|`` of every row inside (rounding is monotone), and the
+  bound adds its terms in the same order and the same way as the distance of a row, so each partial
+  sum is at most the row's; a leaf whose nearest allowed row is farther than the best is skipped;
+* a row's distance is computed with the arithmetic of the brute-force kernels (``d = 0``, then
+  ``d += (q_j - b_lj)^2`` for ``j = 0, 1, ...``; sums of absolute differences or their maximum on
+  integer-valued data are exact), and equal distances go to the lower original index (for the box
+  queries of RS-RL / L-RL, ``rescore=False``, this sum is the exact distance);
+* ``metric="sqeuclidean"`` with ``rescore=True`` reproduces :func:`sdcrisk.linkage.distance.nearest`:
+  the kernel minimum ``d_min``, then every row with kernel distance ``<= d_min + tol_i``
+  (``tol_i = 1e-10 (|a_i|^2 + max_l |b_l|^2)``; nodes pruned only when their bound exceeds that
+  threshold; kept in a small per-query buffer, listed by a range search when it overflows),
+  re-scored with numpy's ``((a_i - b_l)**2).sum()`` by :func:`exact_best`, the lowest index among
+  the exact minima.
+
+Candidate-set sizes (:meth:`KDTree.count`) are exact orthogonal range counts in the same tree: a
+node whose key ranges lie inside the box adds its row count without being descended.
+
+Queries run in parallel (``prange``) over independent rows of ``a``; every query's result is a
+function of that query alone, so it does not depend on the number of threads.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+LEAF_SIZE = 64
+METRICS = {"sqeuclidean": 0, "l1": 1, "linf": 2}
+# Relative tolerance (times |a_i|^2 + max_l |b_l|^2) under which kernel distances are re-scored with
+# numpy: far above any summation-order rounding error (~ m * eps), far below real distance gaps.
+REL_TOL = 1e-10
+_PAIR_CHUNK = 1 << 18
+_CHUNK = 64  # queries per parallel task
+_NEAR = 16  # rows near the minimum kept per query during the search (more: a range search)
+_BIG = np.iinfo(np.int64).max
+
+
+def exact_best(a: np.ndarray, b: np.ndarray, rows: np.ndarray, cols: np.ndarray, nrows: int):
+    """Among pairs (rows[k], cols[k]), return per row the column of minimum exact squared distance
+    ``((a[r] - b[c]) ** 2).sum()`` (numpy), lowest column on ties, and that distance (-1, inf for
+    rows without a pair)."""
+    best_c = np.full(nrows, -1, dtype=np.int64)
+    best_d = np.full(nrows, np.inf)
+    for s in range(0, rows.size, _PAIR_CHUNK):
+        r, c = rows[s:s + _PAIR_CHUNK], cols[s:s + _PAIR_CHUNK]
+        d = ((a[r] - b[c]) ** 2).sum(axis=1)
+        # fold in the running best of each row, then take the lexicographic (row, d, col) minimum
+        prev = np.flatnonzero(best_c >= 0)
+        r = np.concatenate([r, prev])
+        c = np.concatenate([c, best_c[prev]])
+        d = np.concatenate([d, best_d[prev]])
+        order = np.lexsort((c, d, r))
+        first = order[np.r_[True, r[order][1:] != r[order][:-1]]]
+        best_c[r[first]] = c[first]
+        best_d[r[first]] = d[first]
+    return best_c, best_d
+
+
+# ---------------------------------------------------------------- construction
+@njit(cache=True)
+def _build(pts, keys, idx, mult, leaf):
+    """k-d tree over the rows of ``pts`` (keys, original indices and multiplicities alongside).
+
+    Returns the row permutation and the node arrays; node ``v`` holds rows ``start[v]:end[v]`` of the
+    permuted arrays, children ``left[v]``/``right[v]`` (-1: leaf)."""
+    n, m = pts.shape
+    c = keys.shape[1]
+    half = max((leaf + 1) // 2, 1)  # every non-root node has at least this many rows
+    cap = 2 * (n // half + 1) + 1
+    start = np.zeros(cap, dtype=np.int64)
+    end = np.zeros(cap, dtype=np.int64)
+    left = np.full(cap, -1, dtype=np.int64)
+    right = np.full(cap, -1, dtype=np.int64)
+    depth = np.zeros(cap, dtype=np.int64)
+    blo = np.empty((cap, m))
+    bhi = np.empty((cap, m))
+    klo = np.empty((cap, c), dtype=np.int64)
+    khi = np.empty((cap, c), dtype=np.int64)
+    minidx = np.empty(cap, dtype=np.int64)
+    count = np.empty(cap, dtype=np.int64)
+    perm = np.arange(n)
+    tmp = np.empty(n)
+    seg = np.empty(n, dtype=np.int64)
+    todo = np.empty(cap, dtype=np.int64)
+    end[0] = n
+    todo[0] = 0
+    top = 1
+    nn = 1
+    maxdepth = 0
+    while top > 0:
+        top -= 1
+        v = todo[top]
+        s, e = start[v], end[v]
+        maxdepth = max(maxdepth, depth[v])
+        for j in range(m):
+            blo[v, j] = np.inf
+            bhi[v, j] = -np.inf
+        for j in range(c):
+            klo[v, j] = _BIG
+            khi[v, j] = -_BIG
+        mi = _BIG
+        cnt = 0
+        for p in range(s, e):
+            r = perm[p]
+            for j in range(m):
+                x = pts[r, j]
+                if x < blo[v, j]:
+                    blo[v, j] = x
+                if x > bhi[v, j]:
+                    bhi[v, j] = x
+            for j in range(c):
+                k = keys[r, j]
+                if k < klo[v, j]:
+                    klo[v, j] = k
+                if k > khi[v, j]:
+                    khi[v, j] = k
+            if idx[r] < mi:
+                mi = idx[r]
+            cnt += mult[r]
+        minidx[v] = mi
+        count[v] = cnt
+        if e - s <= leaf:
+            continue
+        d = -1
+        on_key = False
+        wmax = 0.0
+        for j in range(m):
+            w = bhi[v, j] - blo[v, j]
+            if w > wmax:
+                wmax = w
+                d = j
+        if d < 0:  # all values equal: split on the keys, if they differ
+            kmax = 0
+            for j in range(c):
+                w = khi[v, j] - klo[v, j]
+                if w > kmax:
+                    kmax = w
+                    d = j
+            if d < 0:
+                continue
+            on_key = True
+        w = e - s
+        for p in range(s, e):
+            tmp[p - s] = keys[perm[p], d] if on_key else pts[perm[p], d]
+        o = np.argsort(tmp[:w], kind="mergesort")
+        for t in range(w):
+            seg[t] = perm[s + o[t]]
+        for t in range(w):
+            perm[s + t] = seg[t]
+        mid = s + w // 2
+        for child, cs, ce in ((nn, s, mid), (nn + 1, mid, e)):
+            start[child] = cs
+            end[child] = ce
+            depth[child] = depth[v] + 1
+            todo[top] = child
+            top += 1
+        left[v] = nn
+        right[v] = nn + 1
+        nn += 2
+    return (perm, start[:nn], end[:nn], left[:nn], right[:nn], blo[:nn], bhi[:nn], klo[:nn], khi[:nn],
+            minidx[:nn], count[:nn], maxdepth)
+
+
+# ---------------------------------------------------------------- search kernels
+@njit(cache=True, inline="always")
+def _bound(q, i, blo, bhi, v, metric):
+    """Lower bound of the distance from query row ``q[i]`` to any row inside the box of node ``v``,
+    accumulated like :func:`_leaf` (so it never exceeds a row's rounded distance). Branch-free: at
+    most one of the two gaps is positive, and adding a zero gap changes nothing."""
+    d = 0.0
+    for j in range(q.shape[1]):
+        x = q[i, j]
+        g1 = blo[v, j] - x
+        g2 = x - bhi[v, j]
+        g = (g1 if g1 > 0.0 else 0.0) + (g2 if g2 > 0.0 else 0.0)
+        if metric == 0:
+            d += g * g
+        elif metric == 1:
+            d += g
+        else:
+            d = g if g > d else d
+    return d
+
+
+@njit(cache=True, inline="always")
+def _leaf(q, i, ptsT, keysT, s, e, metric, lo, hi, check, acc, ok):
+    """``acc[u]``: distance from ``q[i]`` to row ``s + u`` (``ptsT``: rows as columns), with the
+    brute-force kernels' arithmetic (``d = 0``, then ``d += (q_j - b_j)^2``, or ``+= |q_j - b_j|``, or
+    ``max``, for ``j = 0, 1, ...``; the loops over rows vectorise); ``ok[u]``: the row's keys lie in
+    the box ``[lo[i], hi[i])`` (only when ``check``). Returns the minimum over the allowed rows."""
+    w = e - s
+    for u in range(w):
+        acc[u] = 0.0
+    mn = np.inf
+    for j in range(ptsT.shape[0]):
+        x = q[i, j]
+        col = ptsT[j, s:e]
+        if metric == 0:
+            for u in range(w):
+                v = x - col[u]
+                acc[u] += v * v
+        elif metric == 1:
+            for u in range(w):
+                acc[u] += abs(x - col[u])
+        else:
+            for u in range(w):
+                g = abs(x - col[u])
+                acc[u] = g if g > acc[u] else acc[u]
+    if check:
+        for u in range(w):
+            ok[u] = True
+        for j in range(keysT.shape[0]):
+            a = lo[i, j]
+            b = hi[i, j]
+            kc = keysT[j, s:e]
+            for u in range(w):
+                ok[u] = ok[u] and kc[u] >= a and kc[u] < b
+        for u in range(w):
+            if ok[u] and acc[u] < mn:
+                mn = acc[u]
+    else:
+        for u in range(w):
+            g = acc[u]
+            mn = g if g < mn else mn
+    return mn
+
+
+@njit(cache=True, inline="always")
+def _key_state(lo, hi, i, klo, khi, v):
+    """0: the keys of node ``v`` miss the box ``[lo[i], hi[i])``; 2: all inside; 1: partly."""
+    inside = True
+    for j in range(klo.shape[1]):
+        a = lo[i, j]
+        b = hi[i, j]
+        if khi[v, j] < a or klo[v, j] >= b:
+            return 0
+        if klo[v, j] < a or khi[v, j] >= b:
+            inside = False
+    return 2 if inside else 1
+
+
+@njit(cache=True, inline="always")
+def _in_box(lo, hi, i, keys, p):
+    for j in range(keys.shape[1]):
+        k = keys[p, j]
+        if k < lo[i, j] or k >= hi[i, j]:
+            return False
+    return True
+
+
+@njit(cache=True, parallel=True)
+def _query(q, ptsT, keysT, idx, start, end, left, right, blo, bhi, klo, khi, minidx, maxdepth, maxleaf,
+           metric, lo, hi, use_box, tol, near):
+    """Per query row: the minimum distance over the allowed rows and the lowest original index
+    attaining it (-1, inf when no row is allowed or every distance is infinite).
+
+    With a non-empty ``near`` (n x K), also the original indices of the rows within
+    ``best + tol[i]`` of the final minimum ``best``, written to ``near[i, :count]``; the returned
+    count is -1 when more than K rows qualify."""
+    n = q.shape[0]
+    links = np.full(n, -1, dtype=np.int64)
+    dist = np.full(n, np.inf)
+    found = np.zeros(n, dtype=np.int64)
+    collect = near.shape[0] > 0
+    K = near.shape[1]
+    nchunk = (n + _CHUNK - 1) // _CHUNK
+    cap = 2 * maxdepth + 4
+    for ch in prange(nchunk):
+        node = np.empty(cap, dtype=np.int64)
+        bnd = np.empty(cap)
+        full = np.empty(cap, dtype=np.bool_)
+        cidx = np.empty(K, dtype=np.int64)
+        cd = np.empty(K)
+        acc = np.empty(maxleaf)
+        ok = np.empty(maxleaf, dtype=np.bool_)
+        for i in range(ch * _CHUNK, min(n, (ch + 1) * _CHUNK)):
+            best = np.inf
+            lim = np.inf  # prune above: best, or best + tol[i] while collecting
+            t = tol[i] if collect else 0.0
+            arg = -1
+            nc = 0
+            over = False
+            top = 0
+            st = 2
+            if use_box:
+                st = _key_state(lo, hi, i, klo, khi, 0)
+            if st > 0:
+                node[0] = 0
+                bnd[0] = _bound(q, i, blo, bhi, 0, metric)
+                full[0] = st == 2
+                top = 1
+            while top > 0:
+                top -= 1
+                v = node[top]
+                bv = bnd[top]
+                if bv > lim or (not collect and bv == best and minidx[v] > arg):
+                    continue
+                inside = full[top]
+                if left[v] < 0:
+                    s0 = start[v]
+                    if _leaf(q, i, ptsT, keysT, s0, end[v], metric, lo, hi, not inside, acc, ok) > lim:
+                        continue  # no row of the leaf is near enough
+                    for u in range(end[v] - s0):
+                        if not inside and not ok[u]:
+                            continue
+                        d = acc[u]
+                        p = s0 + u
+                        if collect and d <= lim and not over:
+                            if nc == K:  # drop rows no longer within tolerance of the best
+                                kept = 0
+                                for w in range(nc):
+                                    if cd[w] <= lim:
+                                        cidx[kept] = cidx[w]
+                                        cd[kept] = cd[w]
+                                        kept += 1
+                                nc = kept
+                            if nc == K:
+                                over = True
+                            else:
+                                cidx[nc] = idx[p]
+                                cd[nc] = d
+                                nc += 1
+                        if d < best or (d == best and idx[p] < arg):
+                            best = d
+                            arg = idx[p]
+                            lim = best + t
+                    continue
+                c1 = left[v]
+                c2 = right[v]
+                s1 = 2
+                s2 = 2
+                if not inside:
+                    s1 = _key_state(lo, hi, i, klo, khi, c1)
+                    s2 = _key_state(lo, hi, i, klo, khi, c2)
+                b1 = _bound(q, i, blo, bhi, c1, metric)
+                b2 = _bound(q, i, blo, bhi, c2, metric)
+                if b1 > b2:  # push the farther child first, visit the nearer one next
+                    c1, c2, b1, b2, s1, s2 = c2, c1, b2, b1, s2, s1
+                if s2 > 0 and b2 <= lim:
+                    node[top] = c2
+                    bnd[top] = b2
+                    full[top] = s2 == 2
+                    top += 1
+                if s1 > 0 and b1 <= lim:
+                    node[top] = c1
+                    bnd[top] = b1
+                    full[top] = s1 == 2
+                    top += 1
+            links[i] = arg
+            dist[i] = best
+            if collect:
+                if over:
+                    found[i] = -1
+                else:
+                    thr = best + t  # the brute force's threshold
+                    k = 0
+                    for w in range(nc):
+                        if cd[w] <= thr:
+                            near[i, k] = cidx[w]
+                            k += 1
+                    found[i] = k
+    return links, dist, found
+
+
+@njit(cache=True, parallel=True)
+def _ball(q, thr, offset, out, ptsT, keysT, idx, start, end, left, right, blo, bhi, klo, khi, maxdepth,
+          maxleaf, metric, lo, hi, use_box):
+    """Rows within distance ``thr[i]`` of query ``i`` (and in its box): their number per query, and,
+    when ``out`` is non-empty, their original indices written to ``out[offset[i]:]``."""
+    n = q.shape[0]
+    found = np.zeros(n, dtype=np.int64)
+    write = out.size > 0
+    nchunk = (n + _CHUNK - 1) // _CHUNK
+    cap = 2 * maxdepth + 4
+    for ch in prange(nchunk):
+        node = np.empty(cap, dtype=np.int64)
+        full = np.empty(cap, dtype=np.bool_)
+        acc = np.empty(maxleaf)
+        ok = np.empty(maxleaf, dtype=np.bool_)
+        for i in range(ch * _CHUNK, min(n, (ch + 1) * _CHUNK)):
+            t = thr[i]
+            k = 0
+            top = 0
+            st = 2
+            if use_box:
+                st = _key_state(lo, hi, i, klo, khi, 0)
+            if st > 0:
+                node[0] = 0
+                full[0] = st == 2
+                top = 1
+            while top > 0:
+                top -= 1
+                v = node[top]
+                if _bound(q, i, blo, bhi, v, metric) > t:
+                    continue
+                inside = full[top]
+                if left[v] < 0:
+                    s0 = start[v]
+                    if _leaf(q, i, ptsT, keysT, s0, end[v], metric, lo, hi, not inside, acc, ok) > t:
+                        continue
+                    for u in range(end[v] - s0):
+                        if (inside or ok[u]) and acc[u] <= t:
+                            if write:
+                                out[offset[i] + k] = idx[s0 + u]
+                            k += 1
+                    continue
+                for c in (left[v], right[v]):
+                    s = 2 if inside else _key_state(lo, hi, i, klo, khi, c)
+                    if s > 0:
+                        node[top] = c
+                        full[top] = s == 2
+                        top += 1
+            found[i] = k
+    return found
+
+
+@njit(cache=True, parallel=True)
+def _count(lo, hi, keys, mult, start, end, left, right, klo, khi, count, maxdepth):
+    """Number of original rows (multiplicities summed) with ``lo[i] <= keys < hi[i]``, per i."""
+    n = lo.shape[0]
+    total = np.zeros(n, dtype=np.int64)
+    nchunk = (n + _CHUNK - 1) // _CHUNK
+    cap = 2 * maxdepth + 4
+    for ch in prange(nchunk):
+        node = np.empty(cap, dtype=np.int64)
+        for i in range(ch * _CHUNK, min(n, (ch + 1) * _CHUNK)):
+            k = 0
+            node[0] = 0
+            top = 1
+            while top > 0:
+                top -= 1
+                v = node[top]
+                s = _key_state(lo, hi, i, klo, khi, v)
+                if s == 0:
+                    continue
+                if s == 2:
+                    k += count[v]
+                elif left[v] < 0:
+                    for p in range(start[v], end[v]):
+                        if _in_box(lo, hi, i, keys, p):
+                            k += mult[p]
+                else:
+                    node[top] = left[v]
+                    node[top + 1] = right[v]
+                    top += 2
+            total[i] = k
+    return total
+
+
+# ---------------------------------------------------------------- public API
+def _dedup(b: np.ndarray, keys: np.ndarray):
+    """Unique rows of ``(b, keys)`` (bitwise), each under its lowest original index, and counts."""
+    n = b.shape[0]
+    if n == 0:
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+    bits = np.concatenate([b.view(np.int64), keys], axis=1)
+    if bits.shape[1] == 0:
+        return np.zeros(1, dtype=np.int64), np.array([n], dtype=np.int64)
+    _, inv = np.unique(bits, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    order = np.argsort(inv, kind="stable")
+    firsts = np.flatnonzero(np.r_[True, inv[order][1:] != inv[order][:-1]])
+    rep = order[firsts]  # lowest index of every group (stable sort)
+    mult = np.diff(np.r_[firsts, n])
+    o = np.argsort(rep)
+    return rep[o], mult[o]
+
+
+class KDTree:
+    """Exact k-d tree over the rows of ``b`` (n_b x m), optionally with integer ``keys`` (n_b x c)
+    for box queries ``lo[i, j] <= keys[l, j] < hi[i, j]``. See the module docstring."""
+
+    def __init__(self, b, keys=None, leaf_size: int = LEAF_SIZE):
+        self.b = np.asarray(b, dtype=np.float64)
+        if self.b.ndim != 2:
+            raise ValueError(f"b must be a 2-d array, got shape {self.b.shape}")
+        n = self.b.shape[0]
+        self.has_keys = keys is not None
+        keys = np.zeros((n, 0), dtype=np.int64) if keys is None else np.asarray(keys)
+        if keys.ndim != 2 or keys.shape[0] != n or not np.issubdtype(keys.dtype, np.integer):
+            raise ValueError(f"keys must be an integer array with {n} rows, got {keys.dtype} {keys.shape}")
+        keys = keys.astype(np.int64, copy=False)
+        bc = np.ascontiguousarray(self.b)
+        rep, mult = _dedup(bc, keys)
+        pts, k = bc[rep], np.ascontiguousarray(keys[rep])
+        (perm, self.start, self.end, self.left, self.right, self.blo, self.bhi, self.klo, self.khi,
+         self.minidx, self.node_count, self.maxdepth) = _build(pts, k, rep, mult, max(int(leaf_size), 1))
+        self.ptsT = np.ascontiguousarray(pts[perm].T)
+        self.keys = np.ascontiguousarray(k[perm])
+        self.keysT = np.ascontiguousarray(self.keys.T)
+        self.maxleaf = int(np.max(self.end - self.start, where=self.left < 0, initial=1))
+        self.idx = rep[perm]
+        self.mult = mult[perm]
+        self.n_unique = rep.size
+
+    def _box(self, n, lo, hi):
+        if (lo is None) != (hi is None):
+            raise ValueError("give both lo and hi, or neither")
+        if lo is None:
+            return np.zeros((n, 0), dtype=np.int64), np.zeros((n, 0), dtype=np.int64), False
+        if not self.has_keys:
+            raise ValueError("a box query (lo, hi) needs a tree built with keys")
+        shape = (n, self.keys.shape[1])
+        lo, hi = np.asarray(lo), np.asarray(hi)
+        if lo.shape != shape or hi.shape != shape:
+            raise ValueError(f"lo and hi must have shape {shape}, got {lo.shape} and {hi.shape}")
+        return (np.ascontiguousarray(lo, dtype=np.int64), np.ascontiguousarray(hi, dtype=np.int64), True)
+
+    def query(self, a, metric: str = "sqeuclidean", *, lo=None, hi=None, rescore: bool = True):
+        """Nearest allowed row of the tree for every row of ``a``: ``(index int64, distance float64)``,
+        lowest index on ties, (-1, inf) when no row is allowed.
+
+        ``metric="sqeuclidean"`` with ``rescore=True`` returns numpy's exact squared distance and the
+        link of :func:`sdcrisk.linkage.distance.nearest`'s brute force; ``rescore=False`` takes the
+        kernel's sequential sum as exact (the arithmetic of the location-linkage kernels).
+        ``"l1"`` and ``"linf"`` are exact on integer-valued data.
+        """
+        if metric not in METRICS:
+            raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}")
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        if a.ndim != 2 or a.shape[1] != self.b.shape[1]:
+            raise ValueError(f"a must have shape (n, {self.b.shape[1]}), got {a.shape}")
+        n = a.shape[0]
+        lo, hi, use_box = self._box(n, lo, hi)
+        code = METRICS[metric]
+        args = (self.ptsT, self.keysT, self.idx, self.start, self.end, self.left, self.right,
+                self.blo, self.bhi, self.klo, self.khi)
+        tree = (self.minidx, self.maxdepth, self.maxleaf, code, lo, hi, use_box)
+        if code != 0 or not rescore:
+            links, dist, _ = _query(a, *args, *tree, np.zeros(0), np.zeros((0, 1), dtype=np.int64))
+            return links, dist
+        # the brute force's candidate rows: kernel distance within tol of the kernel minimum
+        bmax = np.einsum("ij,ij->i", self.b, self.b).max(initial=0.0)
+        tol = REL_TOL * (np.einsum("ij,ij->i", a, a) + bmax)
+        near = np.empty((n, _NEAR), dtype=np.int64)
+        links, dist, found = _query(a, *args, *tree, tol, near)
+        has = links >= 0
+        over = np.flatnonzero(found < 0)
+        found[over] = 0
+        rows = np.repeat(np.arange(n, dtype=np.int64), found)
+        cols = near[np.arange(_NEAR)[None, :] < found[:, None]]
+        if over.size:  # more than _NEAR rows near the minimum: list them in a range search
+            qo = np.ascontiguousarray(a[over])
+            thr = dist[over] + tol[over]
+            lo_o, hi_o = np.ascontiguousarray(lo[over]), np.ascontiguousarray(hi[over])
+            ball = (self.maxdepth, self.maxleaf, code, lo_o, hi_o, use_box)
+            no_out = np.zeros(0, dtype=np.int64)
+            cnt = _ball(qo, thr, no_out, no_out, *args, *ball)
+            extra = np.empty(int(cnt.sum()), dtype=np.int64)
+            _ball(qo, thr, np.r_[0, np.cumsum(cnt)[:-1]].astype(np.int64), extra, *args, *ball)
+            rows = np.concatenate([rows, np.repeat(over, cnt)])
+            cols = np.concatenate([cols, extra])
+        c, d = exact_best(a, self.b, rows, cols, n)
+        return np.where(has, c, -1), np.where(has, d, np.inf)
+
+    def count(self, lo, hi) -> np.ndarray:
+        """Number of rows of ``b`` (duplicates included) with ``lo[i] <= keys < hi[i]``, per i."""
+        lo, hi, _ = self._box(np.asarray(lo).shape[0], lo, hi)
+        return _count(lo, hi, self.keys, self.mult, self.start, self.end, self.left, self.right,
+                      self.klo, self.khi, self.node_count, self.maxdepth)
+
+
+def nearest(a, b, metric: str = "sqeuclidean", *, keys=None, lo=None, hi=None, rescore: bool = True,
+            leaf_size: int = LEAF_SIZE) -> tuple[np.ndarray, np.ndarray]:
+    """For every row ``a_i``: among the rows ``b_l`` allowed (all, or with ``keys`` the box
+    ``lo[i, j] <= keys[l, j] < hi[i, j]`` for every j), the minimum distance and the lowest index
+    ``l`` attaining it; ``(-1, inf)`` when none is allowed. Returns ``(index int64, dist float64)``.
+    See :meth:`KDTree.query` for ``metric`` and ``rescore``."""
+    return KDTree(b, keys, leaf_size).query(a, metric, lo=lo, hi=hi, rescore=rescore)

@@ -1,0 +1,273 @@
+"""The exact k-d tree (:mod:`sdcrisk.linkage.neighbours`) gives the brute-force links, bit for bit.
+
+DBRL, RBRL-Sum/Max, RS-RL and L-RL for microaggregation run with ``method="tree"`` and
+``method="brute"`` on the reference files under several maskings and known-attribute subsets, on
+integer-valued files full of ties and duplicate records, and with empty candidate sets; the tree's
+own box queries are checked against a numpy brute force.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.spatial.distance import cdist
+
+from sdcrisk.linkage import neighbours
+from sdcrisk.linkage.distance import dbrl, nearest
+from sdcrisk.linkage.location import (
+    _sorted_masked,
+    link_in_intervals,
+    lrl_microaggregation,
+    microaggregation_intervals,
+    rank_swap_intervals,
+    rsrl,
+)
+from sdcrisk.linkage.neighbours import KDTree
+from sdcrisk.linkage.rank import rbrl
+from sdcrisk.masking import mask
+
+
+def assert_same(tree, brute):
+    """Identical links, scores (bitwise, inf included) and candidate-set sizes."""
+    assert tree.links.dtype == brute.links.dtype
+    np.testing.assert_array_equal(tree.links, brute.links)
+    assert tree.score.dtype == brute.score.dtype
+    np.testing.assert_array_equal(tree.score.view(np.int64), brute.score.view(np.int64))
+    if brute.candidates is not None:
+        np.testing.assert_array_equal(tree.candidates, brute.candidates)
+
+
+def all_attacks(x, y, known, P, k):
+    """(name, callable(method)) for every attack wired to the tree."""
+    return [
+        ("dbrl", lambda meth: dbrl(x, y, known, method=meth)),
+        ("dbrl_none", lambda meth: dbrl(x, y, known, standardise="none", method=meth)),
+        ("rbrl_sum", lambda meth: rbrl(x, y, known, criterion="sum", method=meth)),
+        ("rbrl_max", lambda meth: rbrl(x, y, known, criterion="max", method=meth)),
+        ("rsrl", lambda meth: rsrl(x, y, known, distance=P, method=meth)),
+        ("lrl_group", lambda meth: lrl_microaggregation(x, y, known, rule="group", method=meth)),
+        ("lrl_window", lambda meth: lrl_microaggregation(x, y, known, rule="window", k=k, method=meth)),
+    ]
+
+
+def check_all(x, y, known, P=3, k=3):
+    for name, run in all_attacks(x, y, known, P, k):
+        tree, brute = run("tree"), run("brute")
+        try:
+            assert_same(tree, brute)
+        except AssertionError as err:
+            raise AssertionError(f"{name}, known={known}: tree differs from brute force") from err
+
+
+# ---------------------------------------------------------------- the reference files
+MASKINGS = {
+    "rankswap": ("rankswap", {"p": 5}),
+    "noise": ("additive_noise", {"a": 0.5}),
+    "univariate_ma": ("optimal_univariate_ma", {"k": 10}),   # runs of 10+ equal values per column
+    "mdav": ("mdav", {"v": 2, "k": 5}),                        # groups of 5+ equal pairs
+}
+
+
+@pytest.mark.parametrize("masking", list(MASKINGS))
+@pytest.mark.parametrize("file", ["census", "eia"])
+def test_reference_files_tree_equals_brute(request, file, masking):
+    x = request.getfixturevalue(file)
+    method, params = MASKINGS[masking]
+    y = mask(method, x, np.random.default_rng(2016), **params)
+    m = x.shape[1]
+    n = x.shape[0]
+    for known in ([0], [1, 2], list(range(0, m, 2)), list(range(m))):
+        check_all(x, y, known, P=n * 5 // 100, k=10)
+
+
+def test_reference_file_scores_and_counts_are_meaningful(census):
+    """What is compared is not trivial: duplicate masked records and multi-record candidate sets."""
+    y = mask("optimal_univariate_ma", census, np.random.default_rng(2016), k=10)
+    assert np.unique(y[:, :3], axis=0).shape[0] < census.shape[0]  # duplicate masked records
+    r = lrl_microaggregation(census, y, [0, 1, 2], rule="group")
+    assert (r.candidates > 1).any() and (r.links >= 0).all()
+
+
+# ---------------------------------------------------------------- integer files with many ties
+@st.composite
+def tied_files(draw):
+    n = draw(st.integers(2, 120))
+    m = draw(st.integers(1, 5))
+    seed = draw(st.integers(0, 2**32 - 1))
+    kind = draw(st.sampled_from(["independent", "duplicates", "perturbed"]))
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, 6, (n, m)).astype(float)
+    x[:2] = [[0.0] * m, [5.0] * m]  # no constant column
+    if kind == "independent":
+        y = rng.integers(0, 6, (n, m)).astype(float)
+    elif kind == "duplicates":  # few distinct masked records, each repeated
+        y = rng.integers(0, 6, (max(1, n // 7), m)).astype(float)[rng.integers(0, max(1, n // 7), n)]
+    else:
+        y = np.clip(x + rng.integers(-1, 2, (n, m)), 0, 5)
+    return x, y, int(rng.integers(0, n)), int(rng.integers(1, n + 1))
+
+
+@settings(max_examples=60, deadline=None)
+@given(tied_files())
+def test_tied_integer_files_tree_equals_brute(files):
+    x, y, P, k = files
+    check_all(x, y, None, P=P, k=k)
+
+
+def test_many_duplicate_masked_records():
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((3000, 4))
+    centres = rng.standard_normal((40, 4))
+    y = centres[rng.integers(0, 40, 3000)]  # 3000 records, 40 distinct
+    check_all(x, y, None, P=150, k=75)
+    tree = KDTree(y)
+    assert tree.n_unique == 40
+    # the representative of each group is its lowest index
+    links, _ = tree.query(centres, rescore=False)
+    first = np.array([np.flatnonzero((y == c).all(axis=1))[0] for c in centres])
+    np.testing.assert_array_equal(links, first)
+
+
+def test_more_near_ties_than_the_search_buffer():
+    """A query equidistant from 2m distinct rows (more than the per-query buffer): the fallback
+    range search lists them all and the lowest index wins, as in the brute force."""
+    m = 12
+    assert 2 * m > neighbours._NEAR
+    b = np.vstack([np.eye(m), -np.eye(m), 3 * np.ones((1, m))])[::-1].copy()  # row 0: far away
+    a = np.zeros((2, m))
+    a[1, 0] = 0.5  # nearest: e_0, the last row
+    for method in ("tree", "brute"):
+        links, d = nearest(a, b, method=method)
+        assert links.tolist() == [1, 2 * m] and d.tolist() == [1.0, 0.25]
+
+
+# ---------------------------------------------------------------- the tree's own queries
+def brute_box(a, b, keys, lo, hi, metric):
+    """Reference: lowest-index minimiser over the rows inside the box (integer data: exact)."""
+    d = cdist(a, b, {"sqeuclidean": "sqeuclidean", "l1": "cityblock", "linf": "chebyshev"}[metric])
+    inside = ((keys[None, :, :] >= lo[:, None, :]) & (keys[None, :, :] < hi[:, None, :])).all(axis=2)
+    d[~inside] = np.inf
+    links = np.where(inside.any(axis=1), d.argmin(axis=1), -1)
+    return links, np.where(links >= 0, d.min(axis=1), np.inf), inside.sum(axis=1)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 150), st.integers(1, 4), st.integers(1, 3), st.integers(0, 2**32 - 1),
+       st.sampled_from(["sqeuclidean", "l1", "linf"]), st.sampled_from([1, 4, 64]))
+def test_box_queries_equal_numpy(n, m, c, seed, metric, leaf):
+    rng = np.random.default_rng(seed)
+    b = rng.integers(0, 4, (n, m)).astype(float)
+    a = rng.integers(0, 4, (n + 3, m)).astype(float)
+    keys = rng.integers(0, 6, (n, c))  # not monotone in the values: pruning must not rely on it
+    lo = rng.integers(-1, 6, (n + 3, c))
+    hi = lo + rng.integers(-1, 5, (n + 3, c))  # empty (hi <= lo) boxes included
+    ref_links, ref_d, ref_count = brute_box(a, b, keys, lo, hi, metric)
+    tree = KDTree(b, keys=keys, leaf_size=leaf)
+    links, d = tree.query(a, metric, lo=lo, hi=hi, rescore=False)
+    np.testing.assert_array_equal(links, ref_links)
+    np.testing.assert_array_equal(d, ref_d)
+    np.testing.assert_array_equal(tree.count(lo, hi), ref_count)
+    if metric == "sqeuclidean":  # re-scored with numpy: same links and distances on exact data
+        links, d = tree.query(a, metric, lo=lo, hi=hi)
+        np.testing.assert_array_equal(links, ref_links)
+        np.testing.assert_array_equal(d, ref_d)
+    links, d = neighbours.nearest(a, b, metric, leaf_size=leaf)  # no box
+    np.testing.assert_array_equal(links, cdist(a, b, {"sqeuclidean": "sqeuclidean", "l1": "cityblock",
+                                                      "linf": "chebyshev"}[metric]).argmin(axis=1))
+
+
+# ---------------------------------------------------------------- empty candidate sets
+def test_empty_candidate_sets(census):
+    x = census[:300, :4]
+    y = mask("rankswap", x, np.random.default_rng(5), p=5)
+    a, b = rank_swap_intervals(x, y, 15)
+    rng = np.random.default_rng(6)
+    rows = rng.random(x.shape[0]) < 0.3
+    b[rows, 1] = a[rows, 1]  # empty range on one attribute: empty set
+    far = rng.random(x.shape[0]) < 0.3  # ranges of two attributes far apart: empty intersection
+    a[far, 0], b[far, 0] = 0, 5
+    a[far, 2], b[far, 2] = 290, 300
+    tree = link_in_intervals(x, y, a, b, method="tree")
+    assert_same(tree, link_in_intervals(x, y, a, b, method="brute"))
+    assert (tree.links[rows] == -1).all() and (tree.candidates[rows] == 0).all()
+    assert np.isinf(tree.score[tree.links == -1]).all()
+
+
+def test_ranges_not_made_of_whole_runs(census):
+    """Ranges cutting runs of equal masked values (not produced by the attacks, but allowed by
+    :func:`link_in_intervals`): the tree falls back to the positions as keys."""
+    x = census[:400, :3]
+    y = mask("optimal_univariate_ma", x, np.random.default_rng(7), k=10)
+    a, b = microaggregation_intervals(x, y, "window", 10)
+    rng = np.random.default_rng(8)
+    a = np.clip(a + rng.integers(-3, 4, a.shape), 0, x.shape[0])
+    b = np.clip(b + rng.integers(-3, 4, b.shape), 0, x.shape[0])
+    _, ysorted, _ = _sorted_masked(y)
+    assert (ysorted[a.clip(1, 399) - 1, 0] == ysorted[a.clip(1, 399), 0]).any()  # some cut a run
+    assert_same(link_in_intervals(x, y, a, b, method="tree"), link_in_intervals(x, y, a, b, method="brute"))
+
+
+# ---------------------------------------------------------------- floating point and threads
+def test_large_magnitudes_and_rescoring():
+    """Kernel sums that differ from numpy's in the last bit are re-scored like the brute force."""
+    rng = np.random.default_rng(9)
+    x = 1e8 + rng.integers(0, 3, (500, 9)) + 0.1 * rng.integers(0, 3, (500, 9))
+    y = x[rng.permutation(500)] + rng.integers(-1, 2, (500, 9)) * 0.1
+    for mode in ("none", "own", "original"):
+        assert_same(dbrl(x, y, standardise=mode), dbrl(x, y, standardise=mode, method="brute"))
+
+
+def test_kernel_and_numpy_sums_disagree_in_the_last_bit():
+    """Two masked rows at the same real distance (the same terms, permuted): the sequential sum
+    ranks the second lower, numpy's pairwise sum ties them, so the link is the first, as in the
+    brute force (and so the tree must collect near-minimal rows, not only the kernel's minimum)."""
+
+    def sequential(v):
+        d = 0.0
+        for t in v:
+            d += t * t
+        return d
+
+    rng = np.random.default_rng(0)
+    while True:
+        v = rng.standard_normal(10) * np.exp(rng.uniform(-3, 3, 10))
+        w = v[rng.permutation(10)]
+        if sequential(w) < sequential(v) and (v**2).sum() <= (w**2).sum():
+            break
+    a, b = np.zeros((1, 10)), np.vstack([v, w])
+    for method in ("tree", "brute"):
+        links, d = nearest(a, b, method=method)
+        assert links.tolist() == [0] and d[0] == ((a[0] - v) ** 2).sum()
+
+
+def test_result_does_not_depend_on_thread_count():
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((2000, 5))
+    y = x + 0.5 * rng.standard_normal(x.shape)
+    before = numba.get_num_threads()
+    runs = []
+    try:
+        for t in sorted({1, before}):
+            numba.set_num_threads(t)
+            runs.append([dbrl(x, y), rbrl(x, y, criterion="sum"), rsrl(x, y, p=5)])
+    finally:
+        numba.set_num_threads(before)
+    for r0, r1 in zip(runs[0], runs[-1]):
+        assert_same(r0, r1)
+
+
+def test_bad_arguments():
+    b = np.zeros((5, 2))
+    with pytest.raises(ValueError, match="metric"):
+        neighbours.nearest(b, b, "cosine")
+    with pytest.raises(ValueError, match="keys"):
+        KDTree(b).query(b, lo=np.zeros((5, 1), dtype=int), hi=np.ones((5, 1), dtype=int))
+    with pytest.raises(ValueError, match="method"):
+        dbrl(b + np.arange(5)[:, None], b, method="fast")
+    with pytest.raises(ValueError, match="method"):
+        rbrl(b + np.arange(5)[:, None], b, method="fast")
+    with pytest.raises(ValueError, match="method"):
+        rsrl(b + np.arange(5)[:, None], b, p=5, method="fast")

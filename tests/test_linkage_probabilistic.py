@@ -242,3 +242,17 @@ def test_unconverged_em_warns_and_is_recorded(small):
         res = prl(small, y, max_iter=2)
     assert res.info["converged"] is False and res.info["iterations"] == 2
     assert prl(small, small.copy()).info["converged"] is True
+
+
+def test_max_candidates_keeps_the_best_and_counts_truncation(small):
+    y = np.column_stack([_sorted_groups_ma(small[:, j], 6) for j in range(small.shape[1])])
+    full = prl(small, y)
+    assert full.info["truncated"] == 0
+    capped = prl(small, y, max_candidates=2)
+    assert capped.info["truncated"] > 0 and capped.info["edges"] <= 2 * small.shape[0]
+    # the EM sees every pair either way: same fit
+    assert capped.info["p"] == full.info["p"] and capped.info["pairs"] == full.info["pairs"]
+    roomy = prl(small, y, max_candidates=small.shape[0])
+    assert np.array_equal(roomy.links, full.links) and roomy.info["truncated"] == 0
+    with pytest.raises(ValueError, match="max_candidates"):
+        prl(small, y, max_candidates=0)

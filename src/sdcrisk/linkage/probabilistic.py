@@ -30,12 +30,15 @@ Scaling (blocking on agreement). Every rule is an interval ``lo_ij <= z_bj <= hi
 per-column key ``z`` (the masked value or its rank), so the masked records agreeing with
 original ``i`` on attribute ``j`` are one contiguous range of the masked column sorted once.
 The *candidate pairs* are the pairs agreeing on at least one attribute: the union of those
-ranges, enumerated record by record with their full pattern (a numba kernel). Every other pair
-has the all-disagree pattern 0, so the pattern counts over all ``n * n'`` pairs are exact
-without visiting them, and memory is O(number of candidate pairs): about ``n * c *
-neighbours`` for the default rule, a fixed share of ``n^2`` for ``"rank"`` and ``"value"``
-(those rules are refused with the estimate when they exceed the memory limit,
-:mod:`sdcrisk.resources`). EM runs on the at most ``2^c`` pattern counts, never on the pairs.
+ranges, walked record by record with their full pattern (numba kernels, :class:`CandidatePairs`).
+Every other pair has the all-disagree pattern 0, so the pattern counts over all ``n * n'`` pairs
+are exact without visiting them. The walk is streamed: a first pass counts patterns (nothing
+stored), and only the edges of the assignment are stored, so memory is O(edges): about
+``n * c * neighbours`` for the default rule on continuous data, more with tied values, a fixed
+share of ``n^2`` for ``"rank"`` and ``"value"``. Edges that would exceed the memory limit are
+refused with the estimate (:mod:`sdcrisk.resources`); ``max_candidates=K`` then keeps the K best
+candidates of each record (the counts and the EM still see every pair). EM runs on the at most
+``2^c`` pattern counts, never on the pairs.
 
 EM (:func:`em_fellegi_sunter`) starts at ``p = min(n, n') / (n n')`` (one true match per
 record), ``m_j = 0.9`` and ``u_j`` = the overall agreement rate; ``p`` is bounded above by that
@@ -73,6 +76,7 @@ from ..validation import check_int, check_real
 from .base import LinkResult, prepare
 
 COINCIDENCE_RULES = ("exact", "rank", "value", "nearest")
+_BYTES_PER_EDGE = 100  # edge arrays, gains and the flow solver's arcs (measured about 80)
 _MAX_KNOWN = 20  # at most 2^20 patterns: the count table and the EM stay small
 
 
@@ -271,53 +275,133 @@ def agreement_ranges(z: np.ndarray, lo: np.ndarray, hi: np.ndarray):
 
 
 @njit(cache=True)
-def _candidate_pairs(order, s, e, zt, lo, hi, indptr, cols, codes):
-    """The pairs agreeing on at least one attribute, row by row (columns ascending), with their
-    full pattern code; ``indptr`` receives the row offsets. Returns the pair count."""
-    n, c = s.shape
-    stamp = np.full(order.shape[1], -1, dtype=np.int64)
+def _row_candidates(order, s, e, zt, lo, hi, i, stamp, cols, codes):
+    """The distinct masked records agreeing with original ``i`` on at least one attribute, with
+    their full pattern codes, into ``cols``/``codes``; returns their number."""
+    c = s.shape[1]
     k = 0
-    for i in range(n):
-        indptr[i] = k
-        start = k
-        for j in range(c):
-            for t in range(s[i, j], e[i, j]):
-                col = order[j, t]
-                if stamp[col] == i:
-                    continue
-                stamp[col] = i
-                code = 0
-                for jj in range(c):
-                    v = zt[jj, col]
-                    if v >= lo[i, jj] and v <= hi[i, jj]:
-                        code |= 1 << jj
-                cols[k] = col
-                codes[k] = code
-                k += 1
-        if k - start > 1:
-            idx = np.argsort(cols[start:k])
-            cols[start:k] = cols[start:k][idx]
-            codes[start:k] = codes[start:k][idx]
-    indptr[n] = k
+    for j in range(c):
+        for t in range(s[i, j], e[i, j]):
+            col = order[j, t]
+            if stamp[col] == i:
+                continue
+            stamp[col] = i
+            code = 0
+            for jj in range(c):
+                v = zt[jj, col]
+                if v >= lo[i, jj] and v <= hi[i, jj]:
+                    code |= 1 << jj
+            cols[k] = col
+            codes[k] = code
+            k += 1
     return k
 
 
+@njit(cache=True)
+def _blocked_counts(order, s, e, zt, lo, hi, ncodes, rowmax):
+    """Pattern counts over the candidate pairs, streamed (nothing stored)."""
+    counts = np.zeros(ncodes, dtype=np.int64)
+    stamp = np.full(order.shape[1], -1, dtype=np.int64)
+    cols = np.empty(rowmax, dtype=np.int64)
+    codes = np.empty(rowmax, dtype=np.int64)
+    for i in range(s.shape[0]):
+        for t in range(_row_candidates(order, s, e, zt, lo, hi, i, stamp, cols, codes)):
+            counts[codes[t]] += 1
+    return counts
+
+
+@njit(cache=True)
+def _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap):
+    """Original ``i``'s candidates with positive gain, the ``cap`` best (gain descending, then
+    column ascending) when there are more, in column order; returns their number."""
+    k = _row_candidates(order, s, e, zt, lo, hi, i, stamp, cols, codes)
+    w = 0
+    for t in range(k):
+        if gain_of[codes[t]] > 0:
+            cols[w] = cols[t]
+            codes[w] = codes[t]
+            w += 1
+    if w > 1:
+        idx = np.argsort(cols[:w])
+        if w > cap:
+            key = np.empty(w)
+            for t in range(w):
+                key[t] = -gain_of[codes[idx[t]]]
+            idx = idx[np.argsort(key, kind="mergesort")[:cap]]  # stable: lower column first on ties
+            idx = idx[np.argsort(cols[idx])]
+            w = cap
+        cols[:w] = cols[idx]
+        codes[:w] = codes[idx]
+    return w
+
+
+@njit(cache=True)
+def _edge_counts(order, s, e, zt, lo, hi, gain_of, cap, rowmax):
+    n = s.shape[0]
+    out = np.zeros(n, dtype=np.int64)
+    stamp = np.full(order.shape[1], -1, dtype=np.int64)
+    cols = np.empty(rowmax, dtype=np.int64)
+    codes = np.empty(rowmax, dtype=np.int64)
+    for i in range(n):
+        out[i] = _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap)
+    return out
+
+
+@njit(cache=True)
+def _edges(order, s, e, zt, lo, hi, gain_of, cap, rowmax, indptr, out_cols, out_codes):
+    stamp = np.full(order.shape[1], -1, dtype=np.int64)
+    cols = np.empty(rowmax, dtype=np.int64)
+    codes = np.empty(rowmax, dtype=np.int64)
+    for i in range(s.shape[0]):
+        w = _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap)
+        out_cols[indptr[i]:indptr[i] + w] = cols[:w]
+        out_codes[indptr[i]:indptr[i] + w] = codes[:w]
+
+
+class CandidatePairs:
+    """The pairs of :func:`prl` agreeing on at least one attribute, streamed from sorted ranges
+    (:func:`agreement_ranges`) without being stored: exact pattern counts, then the edges."""
+
+    def __init__(self, z, lo, hi):
+        self.order, self.s, self.e = agreement_ranges(z, lo, hi)
+        self.args = (self.order, self.s, self.e, np.ascontiguousarray(z.T), np.ascontiguousarray(lo),
+                     np.ascontiguousarray(hi))
+        per_row = (self.e - self.s).sum(axis=1)
+        self.rowmax = max(int(per_row.max(initial=0)), 1)  # a row's bound: once per agreeing attribute
+        self.c = lo.shape[1]
+
+    def counts(self) -> np.ndarray:
+        """Number of candidate pairs per pattern code (code 0 never occurs among them)."""
+        return _blocked_counts(*self.args, 2**self.c, self.rowmax)
+
+    def edges(self, gain_of: np.ndarray, cap: int | None = None):
+        """``(rows, cols, codes, truncated)``: the candidates with positive ``gain_of[code]``,
+        row-major with columns ascending, at most ``cap`` per row (the best ones), and the number
+        of rows that had more. Refuses, with the estimate, when they would not fit the memory
+        limit (:func:`sdcrisk.resources.check_memory`)."""
+        n = self.s.shape[0]
+        unlimited = np.iinfo(np.int64).max
+        cap = unlimited if cap is None else cap
+        gain_of = np.ascontiguousarray(gain_of, dtype=np.float64)
+        full = _edge_counts(*self.args, gain_of, unlimited, self.rowmax)
+        per_row = np.minimum(full, cap)
+        total = int(per_row.sum())
+        check_memory(f"probabilistic linkage: {total:,} candidate pairs above the background weight",
+                     _BYTES_PER_EDGE * total,
+                     "pass max_candidates=K (the K best candidates of each record) or a narrower rule")
+        indptr = np.concatenate([[0], np.cumsum(per_row)])
+        cols = np.empty(total, dtype=np.int64)
+        codes = np.empty(total, dtype=np.int64)
+        _edges(*self.args, gain_of, cap, self.rowmax, indptr, cols, codes)
+        return np.repeat(np.arange(n, dtype=np.int64), per_row), cols, codes, int((full > cap).sum())
+
+
 def candidate_pairs(z, lo, hi):
-    """Candidate pairs of :func:`prl` (at least one agreement): ``(rows, cols, codes)``,
-    row-major with columns ascending. Refuses, with the estimate, when they would not fit the
-    memory limit (:func:`sdcrisk.resources.check_memory`)."""
-    n, c = lo.shape
-    order, s, e = agreement_ranges(z, lo, hi)
-    bound = int((e - s).sum())  # pairs counted once per agreeing attribute: an upper bound
-    check_memory(f"probabilistic linkage: {bound:,} candidate pairs (records agreeing on at least one "
-                 f"of {c} attributes)", 100.0 * bound + 80.0 * n * c,
-                 "use coincidence='nearest' (candidates grow with n, not n^2) or a narrower window / t")
-    indptr = np.empty(n + 1, dtype=np.int64)
-    cols = np.empty(bound, dtype=np.int64)
-    codes = np.empty(bound, dtype=np.int32)
-    k = _candidate_pairs(order, s, e, np.ascontiguousarray(z.T), lo, hi, indptr, cols, codes)
-    rows = np.repeat(np.arange(n, dtype=np.int64), np.diff(indptr))
-    return rows, cols[:k].copy(), codes[:k].copy()
+    """Every candidate pair of :func:`prl` with its code, ``(rows, cols, codes)`` (tests, small files)."""
+    c = lo.shape[1]
+    every = np.ones(2**c)
+    every[0] = 0.0
+    return CandidatePairs(z, lo, hi).edges(every)[:3]
 
 
 def coincidence_codes(x, y, coincidence: str = "nearest", **rule_params) -> np.ndarray:
@@ -367,7 +451,7 @@ def assign_max_weight(rows: np.ndarray, cols: np.ndarray, gain: np.ndarray, n: i
 
 def prl(original, masked, known=None, coincidence: str = "nearest", *, window: float = 1.0,
         t: float = 0.05, neighbours: int = 1, rng: np.random.Generator | None = None,
-        max_iter: int = 100_000, tol: float = 1e-10) -> LinkResult:
+        max_iter: int = 100_000, tol: float = 1e-10, max_candidates: int | None = None) -> LinkResult:
     """Probabilistic record linkage (Nin, Herranz & Torra 2008, rank swapping, Sec. 2.1.1;
     2008, multivariate microaggregation, Sec. 2.2).
 
@@ -376,9 +460,14 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
     ("nearest"). Ties among equal-weight assignments are broken at random: the masked records
     are permuted by ``rng`` before matching (None: a Generator seeded with 0). ``max_iter`` and
     ``tol`` bound the EM (:func:`em_fellegi_sunter`); a fit that does not converge warns with
-    :class:`ConvergenceWarning`. ``score`` is each link's weight, ``candidates`` the number of
-    masked records sharing the best weight of that original; ``info`` holds ``converged``,
-    ``iterations``, ``p``, ``pairs`` (candidate pairs) and ``edges`` (pairs above background).
+    :class:`ConvergenceWarning`. ``max_candidates=K`` keeps only the K best candidates of each
+    original record for the assignment (weight, then the random order): the "K nearest
+    candidates" blocking for files whose candidate pairs do not fit in memory; the pattern
+    counts and the EM still use every pair. The default (None) keeps every candidate, the
+    papers' assignment; ``info["truncated"]`` counts the records that lost candidates.
+    ``score`` is each link's weight, ``candidates`` the number of masked records sharing the
+    best weight of that original; ``info`` holds ``converged``, ``iterations``, ``p``, ``pairs``
+    (candidate pairs), ``edges`` (pairs above background kept) and ``truncated``.
     """
     x, y = prepare(original, masked, known)
     n, c = x.shape
@@ -389,12 +478,14 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
         rng = np.random.Generator(np.random.PCG64(0))
     elif not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
+    if max_candidates is not None:
+        max_candidates = check_int("max_candidates", max_candidates, 1)
     z, lo, hi = coincidence_intervals(x, y, coincidence, window=window, t=t, neighbours=neighbours)
     perm = rng.permutation(ny)
-    rows, cols, codes = candidate_pairs(np.ascontiguousarray(z[perm]), np.ascontiguousarray(lo),
-                                        np.ascontiguousarray(hi))
-    counts = np.bincount(codes, minlength=2**c).astype(np.int64)
-    counts[0] += n * ny - codes.size  # every pair outside the candidates disagrees everywhere
+    pairs = CandidatePairs(np.ascontiguousarray(z[perm]), lo, hi)
+    counts = pairs.counts()
+    n_pairs = int(counts.sum())
+    counts[0] += n * ny - n_pairs  # every pair outside the candidates disagrees everywhere
     one_to_one = min(n, ny) / (n * ny)
     model = em_fellegi_sunter(counts, c, p0=one_to_one, p_max=one_to_one, max_iter=max_iter, tol=tol)
     if not model.converged:
@@ -402,8 +493,7 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
                       "the weights may be unreliable", ConvergenceWarning, stacklevel=2)
     w = np.round(model.weights(pattern_matrix(c)), 6)  # identical on every CPU, see module docstring
     gain_of = w - w[0]
-    edge = gain_of[codes] > 0
-    rows, cols, codes = rows[edge], cols[edge], codes[edge]
+    rows, cols, codes, truncated = pairs.edges(gain_of, max_candidates)
     gain = gain_of[codes]
     links_perm = assign_max_weight(rows, cols, gain, n) if gain.size else np.full(n, -1, dtype=np.int64)
     links = np.where(links_perm >= 0, perm[np.maximum(links_perm, 0)], -1)
@@ -419,5 +509,5 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
     at = np.searchsorted(rows * ny + cols, linked * ny + links_perm[ok])  # links are edges
     score[ok] = w[codes[at]]
     info = {"converged": model.converged, "iterations": model.iterations, "p": model.p,
-            "pairs": int(counts[1:].sum()), "edges": int(rows.size)}
+            "pairs": n_pairs, "edges": int(rows.size), "truncated": truncated}
     return LinkResult(links=links, candidates=ncand, score=score, info=info)

@@ -34,6 +34,7 @@ import numpy as np
 from numba import njit
 
 from ..validation import check_int
+from .mdav_tree import mdav_tree_kernel, tree_applicable
 from .projection import PROJECTIONS, project, standardise
 from .registry import Param, register
 
@@ -252,7 +253,9 @@ def _centroid(z, active, na):
 
 
 @njit(cache=True)
-def _mdav_kernel(z, k):
+def _mdav_kernel_brute(z, k):
+    """Reference MDAV kernel: O(n^2 / k), about five passes over the active records per pair of
+    clusters. :func:`sdcrisk.masking.mdav_tree.mdav_tree_kernel` gives the same labels."""
     n = z.shape[0]
     labels = np.full(n, -1, dtype=np.int64)
     active = np.arange(n)
@@ -285,9 +288,10 @@ def _mdav_kernel(z, k):
 
 
 MDAV_SCALES = ("z", "none")
+MDAV_METHODS = ("tree", "brute")
 
 
-def mdav_groups(block: np.ndarray, k: int, scale: str = "z") -> np.ndarray:
+def mdav_groups(block: np.ndarray, k: int, scale: str = "z", method: str = "tree") -> np.ndarray:
     """MDAV cluster label of each record of ``block`` (n x v), seed 001 Algorithm 1 /
     Domingo-Ferrer & Torra (2005), on the z-scores of the block (sample sd; ``scale="z"``) or on
     its raw values (``scale="none"``):
@@ -298,12 +302,19 @@ def mdav_groups(block: np.ndarray, k: int, scale: str = "z") -> np.ndarray:
     record farthest from their centroid and the rest as the last cluster, else all remaining
     records form one cluster. Squared Euclidean distance; ties go to the lowest record index.
     (xs is sought among the records left after xr's cluster is removed, which equals the
-    textbook "farthest from xr" except in exact distance ties.)"""
+    textbook "farthest from xr" except in exact distance ties.)
+
+    ``method="tree"`` (default) runs the exact k-d tree kernel (:mod:`sdcrisk.masking.mdav_tree`),
+    ``"brute"`` the O(n^2 / k) reference kernel; both return identical labels."""
     if scale not in MDAV_SCALES:
         raise ValueError(f"scale must be one of {list(MDAV_SCALES)}, got {scale!r}")
+    if method not in MDAV_METHODS:
+        raise ValueError(f"method must be one of {list(MDAV_METHODS)}, got {method!r}")
     z = np.ascontiguousarray(standardise(block) if scale == "z" else block, dtype=np.float64)
     k = check_int("k", k, 2, z.shape[0])
-    return _mdav_kernel(z, k)
+    if method == "tree" and tree_applicable(z):
+        return mdav_tree_kernel(z, k)
+    return _mdav_kernel_brute(z, k)
 
 
 @register("mdav", _V, _K,

@@ -1,0 +1,87 @@
+"""The k-d tree MDAV kernel gives the brute-force kernel's labels exactly, ties included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sdcrisk.masking.mdav_tree import _mdav_tree_kernel, tree_applicable
+from sdcrisk.masking.microaggregation import _mdav_kernel_brute, attribute_blocks, mdav_groups
+
+
+def _same(block, k, scale):
+    tree = mdav_groups(block, k, scale, method="tree")
+    brute = mdav_groups(block, k, scale, method="brute")
+    assert np.array_equal(tree, brute), (block.shape, k, scale)
+
+
+@pytest.mark.parametrize("scale", ["z", "none"])
+@pytest.mark.parametrize("name", ["census", "eia"])
+def test_reference_files(name, scale, request):
+    x = request.getfixturevalue(name)
+    m = x.shape[1]
+    for v in (2, 3, 4, m):
+        for cols in attribute_blocks(m, v):
+            for k in (3, 5, 15, 25):
+                _same(x[:, cols], k, scale)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_ties_and_duplicates(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(20):
+        k = int(rng.integers(2, 9))
+        n = int(rng.integers(k, 40 * k))
+        m = int(rng.integers(1, 6))
+        kind = rng.integers(4)
+        if kind == 0:
+            x = rng.integers(0, 3, size=(n, m)).astype(float)  # many ties, duplicate rows
+        elif kind == 1:
+            x = rng.normal(size=(n, m)).round(1)
+        elif kind == 2:
+            x = np.repeat(rng.normal(size=(max(1, n // 4), m)), 4, axis=0)[:n]  # exact copies
+        else:
+            x = rng.choice([-1.0, 0.0, 1.0], size=(n, m))  # symmetric: centroid ties
+        for scale in ("z", "none"):
+            _same(x, k, scale)
+
+
+def test_end_games():
+    rng = np.random.default_rng(7)
+    for k in (2, 3, 5):
+        for n in range(k, 7 * k + 2):  # n < 2k, 2k .. 3k-1, not multiples of k
+            _same(rng.integers(0, 4, size=(n, 2)).astype(float), k, "none")
+            _same(rng.normal(size=(n, 3)), k, "z")
+
+
+def test_constant_and_symmetric():
+    _same(np.zeros((31, 3)), 3, "none")
+    g = np.array([[a, b] for a in (-2.0, -1.0, 0.0, 1.0, 2.0) for b in (-2.0, -1.0, 0.0, 1.0, 2.0)])
+    _same(np.tile(g, (3, 1)), 4, "none")
+
+
+def test_larger_continuous():
+    rng = np.random.default_rng(11)
+    x = np.round(100 * np.exp(0.6 * rng.normal(size=(3000, 6))), 2)
+    _same(x, 3, "z")
+    _same(x, 7, "none")
+
+
+def test_non_finite_goes_to_brute():
+    assert not tree_applicable(np.array([[np.inf, 0.0]]))
+    assert not tree_applicable(np.array([[1e200, 0.0]]))
+    with pytest.raises(ValueError):
+        mdav_groups(np.zeros((6, 2)), 2, method="fast")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 6), st.integers(1, 4), st.integers(0, 2 ** 32 - 1), st.integers(0, 80),
+       st.integers(1, 4))
+def test_hypothesis_integer_grids(k, m, seed, extra, levels):
+    rng = np.random.default_rng(seed)
+    n = k + extra
+    z = rng.integers(-levels, levels + 1, size=(n, m)).astype(np.float64)
+    labels, _ = _mdav_tree_kernel(z, k)
+    assert np.array_equal(labels, _mdav_kernel_brute(z, k))

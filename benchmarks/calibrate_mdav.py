@@ -37,7 +37,7 @@ from sdcrisk.linkage.location import lrl_mdav  # noqa: E402
 from sdcrisk.linkage.probabilistic import prl  # noqa: E402
 from sdcrisk.linkage.projected import projected_rl  # noqa: E402
 from sdcrisk.masking import mask  # noqa: E402
-from sdcrisk.masking.microaggregation import _mdav_kernel, attribute_blocks, group_means  # noqa: E402
+from sdcrisk.masking.microaggregation import _mdav_kernel_brute as _mdav_kernel, attribute_blocks, group_means  # noqa: E402
 from sdcrisk.measures.information_loss import information_loss  # noqa: E402
 from sdcrisk.measures.interval_disclosure import interval_disclosure_by_attribute  # noqa: E402
 

@@ -51,7 +51,7 @@ def aggregate_cells(paths, cells) -> pd.DataFrame:
     """Mean, sd (ddof=1; 0 for one replicate) and n per (cell, known, measure), in sweep order."""
     frames = []
     for order, (path, cell) in enumerate(zip(paths, cells)):
-        rows = pd.read_parquet(path, use_threads=False)  # no Arrow thread pool in this short job
+        rows = pd.read_parquet(path)
         g = rows.groupby(["known", "measure"], sort=False)["value"]
         agg = pd.DataFrame({"mean": g.mean(), "sd": g.std(ddof=1).fillna(0.0), "n": g.size()}).reset_index()
         agg.insert(0, "param", cell.label)

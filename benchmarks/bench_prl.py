@@ -4,7 +4,7 @@
 
 Baseline: recordlinkage 0.16, full index, ``Compare.exact`` on every attribute, ``ECMClassifier``
 (EM on the pair feature table) -- on an EIA subset only, because its full-EIA run takes about
-91 s and 6 GB (CALIBRATION-NOTES 5). Ours (`sdcrisk.linkage.probabilistic.prl`) is timed on the
+91 s and 6 GB (REPLICATION.md). Ours (`sdcrisk.linkage.probabilistic.prl`) is timed on the
 same subset with the same exact-equality coincidences (pattern codes, EM on pattern counts, and
 the one-to-one assignment that the baseline does not even do), and on full EIA (4092 x 10, all
 attributes known) with every coincidence rule. Masked file: the registry's rank swap, p = 2,
@@ -77,7 +77,7 @@ def main() -> None:
     # the subset ratio scaled to full EIA: the baseline is O(n^2) in time and memory
     scale = (eia.shape[0] / n_sub) ** 2
     t_full = median_time(lambda: prl(eia, y_rs, coincidence="exact"), repeat=args.repeat, warmup=0)
-    print(f"\n  extrapolated recordlinkage full EIA ~ {t_rl * scale:6.1f} s (measured 91 s in CALIBRATION-NOTES 5)"
+    print(f"\n  extrapolated recordlinkage full EIA ~ {t_rl * scale:6.1f} s (measured 91 s in REPLICATION.md)"
           f" vs sdcrisk {t_full:.3f} s  -> ratio ~ {t_rl * scale / t_full:.0f}x")
 
 

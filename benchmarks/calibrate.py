@@ -4,20 +4,20 @@ Every alternative is run on the deterministic cells and compared with the publis
 published numbers are only *compared against* (mean absolute deviation, max |deviation|, count
 within the published rounding), never fed into a computation. Checks (``--only``):
 
-* ``t5`` -- seed 003 Table 5 (individual-ranking microaggregation, all attributes known; Census
+* ``t5`` -- Muralidhar & Domingo-Ferrer (2016) Table 5 (individual-ranking microaggregation, all attributes known; Census
   k = 10..540, EIA k = 341..2046) and the text's Census k = 216: DBRL standardisation
   ("own" / "original" / "none"), RBRL tie ranks ("average" / "min" / "ordinal"), and the
   tie-break of the link (first argmin = the package; last argmin and the expectation of a
   uniformly random choice among the tied minima, for information).
-* ``scenarios`` -- seed 002 Tables 7/8 (optimal univariate microaggregation, k = 10..50): the
+* ``scenarios`` -- Nin, Herranz & Torra (2007) Tables 7/8 (optimal univariate microaggregation, k = 10..50): the
   known-attribute scenario rule averaged into DLD and PLD (first j, j = 1..ceil(m/2) /
   1..floor(m/2) / 2..5; sampled j-subsets, j = 1..ceil(m/2), fixed rng; ``--exhaustive`` adds
-  all j-subsets), and seed 002 Table 5 L-RL counts (first c attributes, c = 2..5) under the
+  all j-subsets), and Nin, Herranz & Torra (2007) Table 5 L-RL counts (first c attributes, c = 2..5) under the
   candidate rule "group" vs "window".
-* ``mdav`` -- seed 002 Tables 10/11 (MDAV, v = 2, 3, 4; k = 5, 15, 25): DLD over the first j
+* ``mdav`` -- Nin, Herranz & Torra (2007) Tables 10/11 (MDAV, v = 2, 3, 4; k = 5, 15, 25): DLD over the first j
   attributes vs the first g groups of variables.
 * ``rounding`` -- the rank-swap maximum rank distance P = n p / 100 under floor / round / ceil,
-  and seed 003 Table 2 (rank swapping variant "moore", p = 1, 5, 10 %; Census, where only p = 1
+  and Muralidhar & Domingo-Ferrer (2016) Table 2 (rank swapping variant "moore", p = 1, 5, 10 %; Census, where only p = 1
   differs, and EIA) RBRL-Max under floor vs ceil over a few maskings (mean, sd; the same seeds
   for both roundings).
 
@@ -81,7 +81,7 @@ def summary(label: str, rows, half_unit: float, width: int = 40) -> None:
           f"signed {d.mean():+7.3f}  within +-{half_unit:g}: {within:>3}/{d.size}")
 
 
-# ---------------------------------------------------------------------------- 1. seed 003 Table 5
+# ---------------------------------------------------------------------------- 1. Muralidhar & Domingo-Ferrer (2016) Table 5
 def tie_outcomes(a: np.ndarray, b: np.ndarray, kind: str, block: int = 128):
     """Percent correct under first argmin, last argmin and the expectation of a uniformly random
     pick among the tied minima, for the criterion ``kind`` ("sq" squared Euclidean on float
@@ -112,7 +112,7 @@ def tie_outcomes(a: np.ndarray, b: np.ndarray, kind: str, block: int = 128):
 
 
 def check_t5(data: dict, cells: bool) -> None:
-    print("\n=== 1. seed 003 Table 5: individual-ranking MA, all attributes known (published 1 decimal)")
+    print("\n=== 1. Muralidhar & Domingo-Ferrer (2016) Table 5: individual-ranking MA, all attributes known (published 1 decimal)")
     pub = published_cells("muralidhar2016_rank_rl", "T5")
     dev = {}  # alternative -> list of (ours, published)
     ties = []
@@ -161,7 +161,7 @@ def check_t5(data: dict, cells: bool) -> None:
             print(f"    {tag:<22} {meas:<9} {f:6.2f} {la:6.2f} {ex:6.2f}  ambiguous {amb}")
 
 
-# ---------------------------------------------------------------------------- 2. seed 002 Tables 7/8, 5
+# ---------------------------------------------------------------------------- 2. Nin, Herranz & Torra (2007) Tables 7/8, 5
 def scenario_rules(m: int, exhaustive: bool, per_size: int):
     """{rule label: list of known-column arrays}; sizes are len(arrays)."""
     half_up, half_down = math.ceil(m / 2), max(1, m // 2)
@@ -185,7 +185,7 @@ def linkage_percent(meas: str, x: np.ndarray, y: np.ndarray, known: np.ndarray) 
 
 
 def check_scenarios(data: dict, cells: bool, exhaustive: bool, per_size: int, pld: bool) -> None:
-    print("\n=== 2. seed 002 Tables 7/8: optimal univariate MA, DLD/PLD scenario rule (published 2 decimals)")
+    print("\n=== 2. Nin, Herranz & Torra (2007) Tables 7/8: optimal univariate MA, DLD/PLD scenario rule (published 2 decimals)")
     for table, name in (("T7", "census"), ("T8", "eia")):
         x = data[name]
         m = x.shape[1]
@@ -209,7 +209,7 @@ def check_scenarios(data: dict, cells: bool, exhaustive: bool, per_size: int, pl
                 summary(f"{meas} {label}", rows, 0.005, 52)
                 if cells:
                     print("      k=10..50 ours/pub: " + "  ".join(f"{o:.2f}/{p:.2f}" for o, p in rows))
-    print("\n=== 2b. seed 002 Table 5: L-RL count, optimal univariate MA, first c = 2..5 attributes known")
+    print("\n=== 2b. Nin, Herranz & Torra (2007) Table 5: L-RL count, optimal univariate MA, first c = 2..5 attributes known")
     pub = published_cells("nin2007_location_rl", "T5")
     for name in ("census", "eia"):
         x = data[name]
@@ -227,9 +227,9 @@ def check_scenarios(data: dict, cells: bool, exhaustive: bool, per_size: int, pl
                     zip([(k, c) for k in T78_K for c in range(2, 6)], rows)))
 
 
-# ---------------------------------------------------------------------------- 3. seed 002 Tables 10/11
+# ---------------------------------------------------------------------------- 3. Nin, Herranz & Torra (2007) Tables 10/11
 def check_mdav(data: dict, cells: bool) -> None:
-    print("\n=== 3. seed 002 Tables 10/11: MDAV, DLD scenario rule (published 2 decimals)")
+    print("\n=== 3. Nin, Herranz & Torra (2007) Tables 10/11: MDAV, DLD scenario rule (published 2 decimals)")
     for table, name in (("T10", "census"), ("T11", "eia")):
         x = data[name]
         m = x.shape[1]
@@ -264,7 +264,7 @@ def check_rounding(data: dict, maskings: int) -> None:
         for p in (1, 2, 5, 10, 25):
             print(f"  {name:<7} {n:>5} {p:>4} " + " ".join(f"{rank_distance(p, n, r):>6}" for r in ROUNDINGS)
                   + f"   {n * p / 100:g}")
-    print(f"\n  seed 003 Table 2, rankswap variant='moore', RBRL-Max %, {maskings} maskings "
+    print(f"\n  Muralidhar & Domingo-Ferrer (2016) Table 2, rankswap variant='moore', RBRL-Max %, {maskings} maskings "
           "(masking i uses default_rng(i) under every rounding; published: mean over 100 maskings)")
     pub = published_cells("muralidhar2016_rank_rl", "T2")
     for name in ("census", "eia"):  # Census: floor == ceil for p = 5, 10 (n p / 100 integral)

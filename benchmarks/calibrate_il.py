@@ -1,4 +1,4 @@
-"""Calibrate the IL and ID conventions on the deterministic cells of seed 002.
+"""Calibrate the IL and ID conventions on the deterministic cells of Nin, Herranz & Torra (2007).
 
 Cells: optimal univariate microaggregation (Tables 7, 8: Census and EIA, k = 10..50) and MDAV on
 blocks of v attributes (Tables 10, 11). Both maskings are deterministic, so a convention that is

@@ -1,4 +1,4 @@
-"""Calibrate the MDAV experiments (seed 002 Tables 9-11, seed 001 Sec. 3.1 / 4.2 claims).
+"""Calibrate the MDAV experiments (Nin, Herranz & Torra (2007) Tables 9-11, Nin, Herranz & Torra (2008, multivariate microaggregation) Sec. 3.1 / 4.2 claims).
 
 MDAV is deterministic, so every cell is one number. For each alternative the script prints
 ours vs published per cell and the mean absolute / mean signed deviation. Published numbers are
@@ -9,7 +9,7 @@ Alternatives measured
   mu-ARGUS / sdcMicro ``Microaggregation`` convention: sample sd, means destandardised);
   ``raw`` = the same MDAV on raw (unstandardised) block values; ``drop`` = z-scored MDAV on
   floor(m/v) blocks of exactly v attributes with the m mod v leftover attributes removed from
-  the file (one reading of seed 001 Sec. 3.1 "... microaggregated and removed from the
+  the file (one reading of Nin, Herranz & Torra (2008, multivariate microaggregation) Sec. 3.1 "... microaggregated and removed from the
   beginning"); all measures then use the remaining columns.
 * Table 9 L-RL candidate rule (``--t9``): nearest-centroid set per known block, intersected,
   then DBRL inside (``inter``, the package's :func:`lrl_mdav`); only unique intersections count
@@ -171,7 +171,7 @@ def main():
                 if not a.quiet:
                     print("    " + key + ": " + "  ".join(f"{lab} {o:.2f}/{p:.2f}" for lab, o, p in rows))
                 report(key, rows)
-            # ---- seed 001 claims (Census, MDAV v=3 k=25): groups scenarios 2..all
+            # ---- Nin, Herranz & Torra (2008, multivariate microaggregation) claims (Census, MDAV v=3 k=25): groups scenarios 2..all
             if name == "census":
                 x, y, bl = cells[(3, 25)]
                 gs = range(2, len(bl) + 1)

@@ -1,4 +1,4 @@
-"""Tests of sdcrisk.belief and sdcrisk.experiments_belief (seed 004, Torra & Stokes)."""
+"""Tests of sdcrisk.belief and sdcrisk.experiments_belief (Torra, Stokes et al. (compatible probabilities), Torra & Stokes)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""DBRL (seed 003 §2) and RBRL (seed 003 §3): hand-computed cases, brute force, invariances."""
+"""DBRL (Muralidhar & Domingo-Ferrer (2016) §2) and RBRL (Muralidhar & Domingo-Ferrer (2016) §3): hand-computed cases, brute force, invariances."""
 
 from __future__ import annotations
 

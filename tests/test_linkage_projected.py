@@ -1,4 +1,4 @@
-"""Projected record linkage (Pro-RL, seed 001 Sec. 4.1)."""
+"""Projected record linkage (Pro-RL, Nin, Herranz & Torra (2008, multivariate microaggregation) Sec. 4.1)."""
 
 from __future__ import annotations
 

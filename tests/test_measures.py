@@ -220,7 +220,7 @@ def test_scores_bad_input():
 
 
 def test_score_formulas_on_published_rows():
-    """Score1/Score2 recomputed from the *published* components of the same row (seed 002 Tables
+    """Score1/Score2 recomputed from the *published* components of the same row (Nin, Herranz & Torra (2007) Tables
     3, 4, 7, 8, 10, 11) reproduce the published scores to rounding: tests the formulas only."""
     rows = defaultdict(dict)
     for r in csv.DictReader(PUBLISHED.open()):

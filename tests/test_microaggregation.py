@@ -120,7 +120,7 @@ def test_univariate_ties_stable_by_record_index():
 # -------------------------------------------------------------------------- blocks
 
 def test_attribute_blocks():
-    # numbers of groups of seed 002 Table 9 (Census m = 13, EIA m = 10)
+    # numbers of groups of Nin, Herranz & Torra (2007) Table 9 (Census m = 13, EIA m = 10)
     assert [len(attribute_blocks(13, v)) for v in (2, 3, 4)] == [6, 4, 3]
     assert [len(attribute_blocks(10, v)) for v in (2, 3, 4)] == [5, 3, 2]
     b = attribute_blocks(13, 4)

@@ -1,4 +1,4 @@
-"""Noise masking (seed 003 §4) and the masking registry."""
+"""Noise masking (Muralidhar & Domingo-Ferrer (2016) §4) and the masking registry."""
 
 import numpy as np
 import pytest

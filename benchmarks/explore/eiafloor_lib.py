@@ -1,4 +1,4 @@
-"""Exploration (seed 002 T2/T4 EIA floor): helpers. Mask with per-attribute 'frozen' positions
+"""Exploration (Nin, Herranz & Torra (2007) T2/T4 EIA floor): helpers. Mask with per-attribute 'frozen' positions
 (values kept), the rest rank-swapped (inclusive rule) among themselves."""
 import sys, pathlib; sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent), str(pathlib.Path(__file__).resolve().parents[1])]  # noqa
 import numpy as np

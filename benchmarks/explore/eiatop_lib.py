@@ -1,4 +1,4 @@
-"""Exploration (seed 002 T2 EIA L-RL floor, 'eiatop' series): helpers shared by eiatop_*.py.
+"""Exploration (Nin, Herranz & Torra (2007) T2 EIA L-RL floor, 'eiatop' series): helpers shared by eiatop_*.py.
 
 mask(x, p, partner_fn, rng): per attribute, y[:, j] = partner_fn(x[:, j], P, rng) with
 P = floor(n p / 100). report(label, masker, seeds): L-RL counts (k = 1..10) at p = 2, 10, 20
@@ -15,7 +15,7 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 X = read_table(ROOT / 'data' / 'processed' / 'eia.parquet').to_numpy(float)
 N, M = X.shape
 PS = (2, 10, 20)
-PUB = {  # seed 002 Table 2 (printed only)
+PUB = {  # Nin, Herranz & Torra (2007) Table 2 (printed only)
     2: [70.3, 378.4, 2174.8, 2827.1, 3402.9, 3582.9, 3699.8, 3778.6, 3810.1, 3831.5],
     10: [40.0, 135.7, 236.1, 310.2, 423.7, 400.3, 431.4, 572.8, 654.6, 741.5],
     20: [36.3, 132.3, 223.5, 294.9, 367.7, 371.3, 391.6, 401.3, 409.3, 411.8],

@@ -1,4 +1,4 @@
-"""Evaluate MDAV variants on the 18 cells of seed 002 Tables 10/11 (IL, DLD, ID; PLD optional).
+"""Evaluate MDAV variants on the 18 cells of Nin, Herranz & Torra (2007) Tables 10/11 (IL, DLD, ID; PLD optional).
 
 Usage: python mdav_eval.py [--sc z raw ...] [--bl last ...] [--rule textbook ...]
        [--agg mean] [--ds census eia] [--id] [--pld] [--cells] [--scen first_j|groups|first_j2]
@@ -24,7 +24,7 @@ from sdcrisk.measures.information_loss import information_loss  # noqa: E402
 from sdcrisk.measures.interval_disclosure import interval_disclosure_by_attribute  # noqa: E402
 
 PUB = {}
-for r in csv.DictReader(open(ROOT.parent / "shared/published/published_values.csv")):
+for r in csv.DictReader(open(ROOT / "published" / "published_values.csv")):
     if r["paper"] == "nin2007_location_rl" and r["method"] == "mdav" and r["table"] != "T9":
         v, k = (int(p.split("=")[1]) for p in r["param"].split(";"))
         PUB[(r["dataset"], v, k, r["measure"])] = float(r["value"])
@@ -33,7 +33,7 @@ for r in csv.DictReader(open(ROOT.parent / "shared/published/published_values.cs
 def scenarios(m, bls, how):
     if how == "first_j":
         return [np.arange(j) for j in range(1, math.ceil(m / 2) + 1)]
-    if how == "first_j2":  # seed 001 §3.1 "from 2 to ..." half
+    if how == "first_j2":  # Nin, Herranz & Torra (2008, multivariate microaggregation) §3.1 "from 2 to ..." half
         return [np.arange(j) for j in range(2, math.ceil(m / 2) + 1)]
     if how == "groups":
         return [np.concatenate(bls[:g]) for g in range(2, len(bls) + 1)] or [np.arange(m)]

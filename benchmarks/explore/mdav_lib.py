@@ -3,9 +3,9 @@
 Variants of the MDAV partition (``rule``):
   textbook  MDAV-generic (Domingo-Ferrer & Torra 2005): xr farthest from centroid of remaining,
             xs farthest from xr; k-1 nearest of each; 2k..3k-1 end game: one more around xr.
-  xs_cent   as textbook but xs = farthest from the centroid of xr's new cluster (seed 002 §2.3
+  xs_cent   as textbook but xs = farthest from the centroid of xr's new cluster (Nin, Herranz & Torra (2007) §2.3
             "the farthest ... from the centroid of the new built cluster").
-  literal   seed 002 §2.3 literally: cluster 1 = the k records farthest from the average record;
+  literal   Nin, Herranz & Torra (2007) §2.3 literally: cluster 1 = the k records farthest from the average record;
             cluster 2 = the k records farthest from the centroid of cluster 1.
   literal2  cluster 1 = k farthest from the average; cluster 2 = xs (farthest from the
             centroid of cluster 1) + its k-1 nearest.

@@ -1,5 +1,5 @@
-"""Score1 fit (seed 002 Tables 10/11) of two MDAV candidates: z-MDAV + first_j (package now) vs
-raw-scale MDAV + first j attributes j=2..m (seed 001 §3.1). Prints per-cell measures and MADs."""
+"""Score1 fit (Nin, Herranz & Torra (2007) Tables 10/11) of two MDAV candidates: z-MDAV + first_j (package now) vs
+raw-scale MDAV + first j attributes j=2..m (Nin, Herranz & Torra (2008, multivariate microaggregation) §3.1). Prints per-cell measures and MADs."""
 import sys, pathlib; sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent), str(pathlib.Path(__file__).resolve().parents[1])]  # noqa: E401,E702
 import sys
 import numpy as np

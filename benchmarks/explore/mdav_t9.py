@@ -1,10 +1,10 @@
-"""Seed 002 Table 9 (L-RL counts on MDAV) under candidate L-RL rules and MDAV maskings.
+"""Nin, Herranz & Torra (2007) Table 9 (L-RL counts on MDAV) under candidate L-RL rules and MDAV maskings.
 
 Rules (candidate set per known block = masked records whose block centroid is the nearest
 centroid to the original record's block values; metric ``cm`` = "z" (original mean/sd) or "raw"):
   inter      intersection over the first g blocks, DBRL inside, no link when empty (package rule)
   inter_fb   as inter, but an empty intersection falls back to plain DBRL on the known attributes
-  annot      annotated union (seed 000 §6): records in the largest number of the g sets, DBRL inside
+  annot      annotated union (Nin, Herranz & Torra (2008, rank swapping) §6): records in the largest number of the g sets, DBRL inside
   union      records in any of the g sets, DBRL inside
   unique     only singleton intersections (the intruder "can be sure"), counted when correct
 Usage: python mdav_t9.py --sc raw z --cm z raw --rule inter inter_fb annot unique [--ds census eia]
@@ -23,7 +23,7 @@ from common import ROOT, load  # noqa: E402
 from mdav_lib import masked  # noqa: E402
 
 T9 = {}
-for r in csv.DictReader(open(ROOT.parent / "shared/published/published_values.csv")):
+for r in csv.DictReader(open(ROOT / "published" / "published_values.csv")):
     if r["paper"] == "nin2007_location_rl" and r["method"] == "mdav" and r["table"] == "T9":
         v, k = (int(p.split("=")[1]) for p in r["param"].split(";"))
         T9[(r["dataset"], v, k, int(r["known"]))] = float(r["value"])

@@ -1,7 +1,7 @@
-"""Seed 002 Table 9 (L-RL counts on MDAV) under per-attribute (univariate) L-RL rules.
+"""Nin, Herranz & Torra (2007) Table 9 (L-RL counts on MDAV) under per-attribute (univariate) L-RL rules.
 
 ``mdav_t9.py`` tried candidate sets per block (nearest centroid). Here the candidate set is built
-per attribute of the known blocks, as the univariate L-RL of seed 002 §4.1.2 would do it if applied
+per attribute of the known blocks, as the univariate L-RL of Nin, Herranz & Torra (2007) §4.1.2 would do it if applied
 unchanged to MDAV output:
   near       masked records whose j-th value is the distinct masked value nearest to x_ij
   group      the package's univariate ``group`` rule (runs of equal masked values mapped onto the
@@ -10,7 +10,7 @@ unchanged to MDAV output:
              distance 2k - 1 of x_ij, extended to whole runs of equal values)
 Both are intersected over the attributes; ``_fb`` variants fall back to plain DBRL on the known
 attributes when the intersection is empty; ``_au`` variants take the annotated union instead
-(seed 000 §6: the records in the largest number of per-attribute sets), DBRL inside; ``_auu``
+(Nin, Herranz & Torra (2008, rank swapping) §6: the records in the largest number of per-attribute sets), DBRL inside; ``_auu``
 counts only records whose annotated union is the true record alone.
 Usage: python mdav_t9_attr.py [--ds census eia] [--rule near group near_fb group_fb near_au group_au] [--sc raw z]
 """

@@ -1,4 +1,4 @@
-"""Block-layout hypothesis for seed 002 T10/T11 MDAV: the blocks of v attributes are formed by
+"""Block-layout hypothesis for Nin, Herranz & Torra (2007) T10/T11 MDAV: the blocks of v attributes are formed by
 correlation (the most correlated attributes microaggregated together, as in multivariate
 microaggregation practice) instead of consecutive file order; scenarios stay the first j
 attributes in file order. Greedy rule: seed a block with the most correlated free pair (or the

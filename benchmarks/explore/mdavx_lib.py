@@ -1,5 +1,5 @@
 """Helpers for mdavx_* exploration scripts (research only): evaluate a masking function on the
-Census/EIA MDAV cells of seed 002 T10/T11 (IL, DLD over first-j j=2..m, ID). Published values
+Census/EIA MDAV cells of Nin, Herranz & Torra (2007) T10/T11 (IL, DLD over first-j j=2..m, ID). Published values
 are only compared against."""
 from __future__ import annotations
 import sys, pathlib; sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent), str(pathlib.Path(__file__).resolve().parents[1])]  # noqa

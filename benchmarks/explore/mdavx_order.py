@@ -1,4 +1,4 @@
-"""Column-order hypothesis for seed 002 T10/T11 MDAV: the paper's file has the Census attributes
+"""Column-order hypothesis for Nin, Herranz & Torra (2007) T10/T11 MDAV: the paper's file has the Census attributes
 in another order (e.g. alphabetical). Separates the effect on the partition (blocks) from the
 effect on the DLD/ID scenarios (first j attributes), and compares with random orders (null
 distribution of the MADs). Usage: python mdavx_order.py [nrand]"""

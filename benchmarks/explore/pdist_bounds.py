@@ -1,6 +1,6 @@
-"""Seed 003 Table 3 (p-distribution rank swapping, Census) under readings of the range restriction.
+"""Muralidhar & Domingo-Ferrer (2016) Table 3 (p-distribution rank swapping, Census) under readings of the range restriction.
 
-Seed 003 §4: a maximum swapping distance m ~ N(P/2, P/2) is drawn per record, "with the usual
+Muralidhar & Domingo-Ferrer (2016) §4: a maximum swapping distance m ~ N(P/2, P/2) is drawn per record, "with the usual
 restriction that one cannot swap the current record to an index below 0 or greater than n", then
 "the actual swapping distance ... is randomly chosen between 0 and the record's maximum".
 The package kernel (``sdcrisk.masking.swapping._pdist_kernel``) *clips* m to the file and, since

@@ -1,4 +1,4 @@
-"""Seed 003 Table 3 (p-distribution, Census): records visited in a random order instead of rank
+"""Muralidhar & Domingo-Ferrer (2016) Table 3 (p-distribution, Census): records visited in a random order instead of rank
 order, so a swap can go down as well as up among still-unswapped positions. Distance reading:
 target i + m, m ~ N(P/2, P/2) rounded (sign ``normal``: downward when m < 0; ``random``: |m| with a
 fair random sign), partner = nearest still-unswapped position at or beyond the target in that

@@ -1,4 +1,4 @@
-"""Evidence table: PLD (seed 002 T3/T4/T7/T8/T10/T11) under candidate PRL coincidence rules.
+"""Evidence table: PLD (Nin, Herranz & Torra (2007) T3/T4/T7/T8/T10/T11) under candidate PRL coincidence rules.
 
     cd benchmarks && python prlcoin_evidence.py [census|eia|all]
 

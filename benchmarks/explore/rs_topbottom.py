@@ -1,4 +1,4 @@
-"""Exploration (seed 002 T1-T4): Moore (1996) rank swapping as in the OECD/IHSN code read in
+"""Exploration (Nin, Herranz & Torra (2007) T1-T4): Moore (1996) rank swapping as in the OECD/IHSN code read in
 sdcMicro (src/RankSwapping.h): descending sort, the top T % and bottom B % of each column replaced
 by their mean and not swapped, partner uniform among unswapped in j+1 .. j + N*P - 1 (N = the
 values left to swap). Prints T1/T2 counts and DLD/ID/IL against the published values.

@@ -1,4 +1,4 @@
-"""Rank swapping with the window in value space instead of rank space (seed 002 T1-T4 at large p,
+"""Rank swapping with the window in value space instead of rank space (Nin, Herranz & Torra (2007) T1-T4 at large p,
 where the published files are at once more distorted (IL) and more linkable (DLD, ID) than any
 rank-window rule). Rules: 'range' (partner value within p % of the column range above), 'rel'
 (within p % of the value above), 'rank' (the package's rank window, as a baseline). Partner

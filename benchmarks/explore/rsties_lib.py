@@ -1,4 +1,4 @@
-"""Exploration (seed 002 rank swapping T1-T4): alternative partner rules and measurements."""
+"""Exploration (Nin, Herranz & Torra (2007) rank swapping T1-T4): alternative partner rules and measurements."""
 from __future__ import annotations
 import sys, pathlib; sys.path[:0] = [str(pathlib.Path(__file__).resolve().parent), str(pathlib.Path(__file__).resolve().parents[1])]  # noqa: E401,E702
 import numpy as np
@@ -160,7 +160,7 @@ def il(x, y):
 
 def versus_published(x, ds, p, make_masked, reps):
     """Mean over ``reps`` maskings ``make_masked(rng)`` (rng seeded 1000 p + r) of the L-RL counts
-    with k = 1..m known attributes and of DLD / ID / IL, beside the published seed 002 counts
+    with k = 1..m known attributes and of DLD / ID / IL, beside the published Nin, Herranz & Torra (2007) counts
     (T1 Census, T2 EIA) and scores (T3 / T4) at p: (counts, scores, published counts, published scores)."""
     m = x.shape[1]
     acc = []

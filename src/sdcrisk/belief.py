@@ -1,7 +1,7 @@
-"""Re-identification as belief functions compatible with a true probability (seed 004).
+"""Re-identification as belief functions compatible with a true probability (Torra, Stokes et al. (compatible probabilities)).
 
 Torra & Stokes, "A formalization of re-identification in terms of compatible probabilities"
-(seed 004). The frame is the set of records ``0..n-1`` of the masked file; a re-identification
+(Torra, Stokes et al. (compatible probabilities)). The frame is the set of records ``0..n-1`` of the masked file; a re-identification
 method "expressing uncertainty" (Def. reidentification.amb.belief) returns a basic probability
 assignment (mass) ``m`` over subsets of the frame, and a usable probability is its pignistic
 transformation (Def. pignistictransformation, Smets' transferable belief model).
@@ -72,7 +72,7 @@ def as_mask(a, n: int, name: str = "subset") -> np.ndarray:
 
 @dataclass(frozen=True)
 class MassAssignment:
-    """A basic probability assignment on the frame ``{0, ..., n-1}`` (seed 004, Sec. 2.1).
+    """A basic probability assignment on the frame ``{0, ..., n-1}`` (Torra, Stokes et al. (compatible probabilities), Sec. 2.1).
 
     ``focal[i]`` is a non-empty sorted index array and ``masses[i] > 0`` its mass; masses sum
     to one. Build with :meth:`from_sets` (validates and merges duplicate focal sets).
@@ -135,7 +135,7 @@ class MassAssignment:
 
     @classmethod
     def vacuous(cls, n: int) -> "MassAssignment":
-        """Total ignorance: ``m(X) = 1`` (seed 004, Sec. 2.1)."""
+        """Total ignorance: ``m(X) = 1`` (Torra, Stokes et al. (compatible probabilities), Sec. 2.1)."""
         n = check_int("n", n, 1)
         return cls._build(n, (np.arange(n, dtype=np.int64),), np.ones(1))
 
@@ -160,7 +160,7 @@ class MassAssignment:
         return np.bincount(self.owner, weights=mask[self.flat], minlength=len(self.focal))
 
     def belief(self, a) -> float:
-        """``Bel(A) = sum_{B subset A} m(B)`` (seed 004, Sec. 2.1)."""
+        """``Bel(A) = sum_{B subset A} m(B)`` (Torra, Stokes et al. (compatible probabilities), Sec. 2.1)."""
         hits = self._hits(a, "a")
         return float(self.masses[hits == self.sizes].sum())
 
@@ -170,15 +170,15 @@ class MassAssignment:
         return float(self.masses[hits > 0].sum())
 
     def pignistic(self) -> np.ndarray:
-        """Pignistic probability ``BetP(x) = sum_{B ni x} m(B)/|B|`` (seed 004, Def. pignistictransformation)."""
+        """Pignistic probability ``BetP(x) = sum_{B ni x} m(B)/|B|`` (Torra, Stokes et al. (compatible probabilities), Def. pignistictransformation)."""
         return np.bincount(self.flat, weights=(self.masses / self.sizes)[self.owner], minlength=self.n)
 
     def entropy(self, base: float = math.e) -> float:
-        """Entropy of the belief function = Shannon entropy of ``BetP`` (seed 004, Sec. 5; nats by default)."""
+        """Entropy of the belief function = Shannon entropy of ``BetP`` (Torra, Stokes et al. (compatible probabilities), Sec. 5; nats by default)."""
         return shannon_entropy(self.pignistic(), base)
 
     def nonspecificity(self, base: float = 2.0) -> float:
-        """Dubois-Prade nonspecificity ``N(m) = sum_A m(A) log |A|`` (seed 004, Sec. 5; bits by default)."""
+        """Dubois-Prade nonspecificity ``N(m) = sum_A m(A) log |A|`` (Torra, Stokes et al. (compatible probabilities), Sec. 5; bits by default)."""
         base = check_real("base", base, 1.0, math.inf, low_open=True, high_open=True)
         return float(np.dot(self.masses, np.log(self.sizes)) / math.log(base))
 
@@ -197,7 +197,7 @@ class MassAssignment:
     def transfer(self, source, target, amount: float) -> "MassAssignment":
         """Move ``amount`` of mass from focal set ``source`` to its proper subset ``target``.
 
-        The "new evidence" update of seed 004, Sec. 5 (Prop. beliefs.nonspecificity):
+        The "new evidence" update of Torra, Stokes et al. (compatible probabilities), Sec. 5 (Prop. beliefs.nonspecificity):
         ``m'(A) = m(A) + d``, ``m'(B) = m(B) - d`` with ``A`` a proper subset of ``B`` and
         ``0 <= d <= m(B)``; all other masses unchanged.
         """
@@ -237,7 +237,7 @@ def shannon_entropy(p, base: float = math.e) -> float:
 
 
 def uniform_on(candidates, n: int) -> np.ndarray:
-    """True probability of seed 004, Example kanon.probs: uniform on the true candidate set, 0 elsewhere."""
+    """True probability of Torra, Stokes et al. (compatible probabilities), Example kanon.probs: uniform on the true candidate set, 0 elsewhere."""
     idx = as_index_set(candidates, n, "candidates")
     if idx.size == 0:
         raise ValueError("candidates: the true candidate set must be non-empty")
@@ -249,7 +249,7 @@ def uniform_on(candidates, n: int) -> np.ndarray:
 def is_compatible(m: MassAssignment, p, method: str = "auto", tol: float = 1e-9) -> bool:
     """Is ``Bel`` (from ``m``) compatible with probability ``p``: ``Bel(A) <= P(A)`` for all ``A``?
 
-    Seed 004, Sec. 4 (definition after Chateauneuf). ``method="exhaustive"`` checks all
+    Torra, Stokes et al. (compatible probabilities), Sec. 4 (definition after Chateauneuf). ``method="exhaustive"`` checks all
     ``2^n`` subsets (``n <= 16``). ``method="flow"`` uses the equivalent allocation form
     (``p`` lies in the credal set of ``Bel`` iff each focal mass ``m(B)`` can be split over the
     elements of ``B`` so that element ``x`` receives exactly ``p(x)``; a transportation
@@ -309,7 +309,7 @@ def _compatible_flow(m: MassAssignment, p: np.ndarray, tol: float) -> bool:
 def mass_from_candidate_sets(sets: Sequence, n: int, weights: Sequence[float] | None = None) -> MassAssignment:
     """Mass assignment of one protected record from one or several candidate sets.
 
-    Seed 004, Example kanon.probs.belief: the re-identification method that knows only the
+    Torra, Stokes et al. (compatible probabilities), Example kanon.probs.belief: the re-identification method that knows only the
     attributes ``attrs(j)`` returns ``m_j(candidateset_{attrs(j)}(y)) = 1``. With several
     candidate sets (several known-attribute subsets) and ``weights`` summing to one, the result
     is the mixture ``m(B_j) = w_j``; a mixture of belief functions compatible with the true
@@ -325,8 +325,8 @@ def mass_from_candidate_sets(sets: Sequence, n: int, weights: Sequence[float] | 
 def belief_from_candidate_sets(candidates, n: int | None = None, *, empty: str = "raise") -> list[MassAssignment]:
     """One categorical mass assignment ``m_i(B_i) = 1`` per record from its candidate set ``B_i``.
 
-    Seed 004, Example kanon.probs.belief, applied to any attack that returns candidate sets
-    (e.g. RS-RL on rank swapping, seed 000). ``candidates`` is a boolean matrix (records x
+    Torra, Stokes et al. (compatible probabilities), Example kanon.probs.belief, applied to any attack that returns candidate sets
+    (e.g. RS-RL on rank swapping, Nin, Herranz & Torra (2008, rank swapping)). ``candidates`` is a boolean matrix (records x
     frame) or a sequence of boolean masks / index arrays (then ``n`` is required unless masks).
     ``empty="vacuous"`` maps an empty candidate set to total ignorance ``m(X) = 1``;
     ``empty="raise"`` (default) rejects it, since an empty set means the attack contradicts
@@ -361,7 +361,7 @@ def belief_from_candidate_sets(candidates, n: int | None = None, *, empty: str =
 
 def summarise(masses: Sequence[MassAssignment], true_index=None, *, entropy_base: float = math.e,
               nonspecificity_base: float = 2.0) -> dict:
-    """Per-file summary of re-identification belief functions (seed 004 applied to an attack).
+    """Per-file summary of re-identification belief functions (Torra, Stokes et al. (compatible probabilities) applied to an attack).
 
     ``masses[i]`` is the assignment for protected record ``i`` and ``true_index[i]`` the
     original record it comes from (default ``i``). Returns the mean nonspecificity (bits),
@@ -412,13 +412,13 @@ def summarise_by_group(groups: Mapping, true_index=None, **kwargs) -> list[dict]
 
 # ---------------------------------------------------------------------- propositions
 def support_contains_true_support(m: MassAssignment, p) -> bool:
-    """Prop. 16 of seed 004: if ``Bel`` is compatible with ``p`` then ``supp p subset supp BetP``."""
+    """Prop. 16 of Torra, Stokes et al. (compatible probabilities): if ``Bel`` is compatible with ``p`` then ``supp p subset supp BetP``."""
     p = check_probability(p)
     return bool(np.all(m.pignistic()[p > 0] > 0))
 
 
 def max_pignistic_outside(n: int, candidates, outsider: int) -> MassAssignment:
-    """Belief function of seed 004, Prop. maxim.p.no.solucio (reconstruction).
+    """Belief function of Torra, Stokes et al. (compatible probabilities), Prop. maxim.p.no.solucio (reconstruction).
 
     True probability uniform on a candidate set ``A`` of ``k >= 2`` records; ``outsider``
     ``x0`` is not in ``A``. Assign ``m({a, x0}) = 1/k`` for each ``a`` in ``A``: then

@@ -37,7 +37,7 @@ Rows = list[tuple[str, str, float]]
 
 
 def half(m: int) -> int:
-    """Half of the attributes, rounded up (seed 002 §3: known attributes range from one to half)."""
+    """Half of the attributes, rounded up (Nin, Herranz & Torra (2007) §3: known attributes range from one to half)."""
     return math.ceil(m / 2)
 
 
@@ -60,8 +60,8 @@ DEFAULT_SCENARIOS = "1..half"
 
 def scenario_sizes(opts, m: int) -> list[int]:
     """Sizes j of the first-j-attributes scenarios over which DLD, PLD and ID are averaged: the
-    experiment option ``scenarios`` (default ``"1..half"``, seed 002 §3 "from one to half of the
-    attributes"; ``"2..all"`` reads seed 001 §3.1 "varies from 2 to the total number")."""
+    experiment option ``scenarios`` (default ``"1..half"``, Nin, Herranz & Torra (2007) §3 "from one to half of the
+    attributes"; ``"2..all"`` reads Nin, Herranz & Torra (2008, multivariate microaggregation) §3.1 "varies from 2 to the total number")."""
     spec = opts.get("scenarios", DEFAULT_SCENARIOS)
     sizes = parse_range(spec, m)
     if not sizes:
@@ -84,7 +84,7 @@ def prl_percents(x, y, known_sets, opts, rng) -> tuple[list[float], int]:
 
 def standard_components(x, y, scenario_sizes, opts, rng) -> dict[str, float]:
     """IL, ID and DLD/PLD averaged over the first-j-attributes scenarios of ``scenario_sizes``
-    (seed 002 §3), and ``PRL_unconverged``, the number of PRL fits that did not converge.
+    (Nin, Herranz & Torra (2007) §3), and ``PRL_unconverged``, the number of PRL fits that did not converge.
 
     PRL gets its own Generator: its assignment breaks ties among equal weights at random, since
     the masked file keeps the original record order and index-order ties would favour true links.
@@ -102,7 +102,7 @@ def standard_components(x, y, scenario_sizes, opts, rng) -> dict[str, float]:
 
 # ----------------------------------------------------------------------------- families
 def rank_linkage(x, y, cell: Cell, opts, rng) -> Rows:
-    """Seed 003: DBRL, RBRL-Sum, RBRL-Max with all attributes known (Tables 1-5)."""
+    """Muralidhar & Domingo-Ferrer (2016): DBRL, RBRL-Sum, RBRL-Max with all attributes known (Tables 1-5)."""
     return [("DBRL", "all", percent(dbrl(x, y))),
             ("RBRL-Sum", "all", percent(rbrl(x, y, criterion="sum"))),
             ("RBRL-Max", "all", percent(rbrl(x, y, criterion="max")))]
@@ -127,7 +127,7 @@ def _location_attack(x, y, cell: Cell) -> tuple[Callable[[int], float], list[int
 
 
 def location_scores(x, y, cell: Cell, opts, rng) -> Rows:
-    """Seed 002: L-RL counts per known attributes/groups (Tables 1, 2, 5, 9) and the score
+    """Nin, Herranz & Torra (2007): L-RL counts per known attributes/groups (Tables 1, 2, 5, 9) and the score
     components IL, LLD, DLD, PLD, ID, Score1, Score2 (Tables 3, 4, 7, 8, 10, 11)."""
     n, m = x.shape
     attack, table_sizes, avg_sizes = _location_attack(x, y, cell)
@@ -141,7 +141,7 @@ def location_scores(x, y, cell: Cell, opts, rng) -> Rows:
 
 
 def rsrl_distance(cell: Cell, n: int) -> int:
-    """Rank distance the RS-RL intruder assumes (seed 000 §5.2): p for standard rank swapping,
+    """Rank distance the RS-RL intruder assumes (Nin, Herranz & Torra (2008, rank swapping) §5.2): p for standard rank swapping,
     2p for p-distribution, 2 x bucket size for p-buckets."""
     params = dict(cell.params)
     if cell.method == "rankswap":
@@ -154,7 +154,7 @@ def rsrl_distance(cell: Cell, n: int) -> int:
 
 
 def rsrl_scores(x, y, cell: Cell, opts, rng) -> Rows:
-    """Seed 000: RS-RL % vs known attributes (Figs. 3-5), scores with RSLD (Tables 4-6),
+    """Nin, Herranz & Torra (2008, rank swapping): RS-RL % vs known attributes (Figs. 3-5), scores with RSLD (Tables 4-6),
     annotated-union RS-RL vs DBRL with half of the attributes known (Table 7)."""
     n, m = x.shape
     P = rsrl_distance(cell, n)
@@ -179,12 +179,12 @@ def rsrl_scores(x, y, cell: Cell, opts, rng) -> Rows:
 
 
 def projected_scores(x, y, cell: Cell, opts, rng) -> Rows:
-    """Seed 001: DLD, PLD, ProLD-PCP, ProLD-Zscore vs known groups g = 2 .. all (Figs. 1-3) and
+    """Nin, Herranz & Torra (2008, multivariate microaggregation): DLD, PLD, ProLD-PCP, ProLD-Zscore vs known groups g = 2 .. all (Figs. 1-3) and
     the scores Score, ScoreNew, ScoreMax (Tables 1-4).
 
     Averages: ProLD over the known-group scenarios (the projection works per block); DLD, PLD and
     ID over the first-j-attributes scenarios of the ``scenarios`` option (the paper config uses
-    j = 2..m, seed 001 §3.1; averaging over groups fits seed 002 Tables 10/11 far worse:
+    j = 2..m, Nin, Herranz & Torra (2008, multivariate microaggregation) §3.1; averaging over groups fits Nin, Herranz & Torra (2007) Tables 10/11 far worse:
     benchmarks/calibrate_mdav.py, REPLICATION.md)."""
     n, m = x.shape
     v = int(dict(cell.params)["v"])
@@ -218,7 +218,7 @@ def projected_scores(x, y, cell: Cell, opts, rng) -> Rows:
 
 
 def belief_rsrl(x, y, cell: Cell, opts, rng) -> Rows:
-    """Seed 004 applied: RS-RL candidate sets as categorical mass assignments m_i(B_i) = 1;
+    """Torra, Stokes et al. (compatible probabilities) applied: RS-RL candidate sets as categorical mass assignments m_i(B_i) = 1;
     mean nonspecificity (bits), mean pignistic entropy (nats) and % of records whose true
     record has positive pignistic probability, per number of known attributes (first c)."""
     n, m = x.shape
@@ -246,7 +246,7 @@ ATTACKS: dict[str, Callable] = {
     "RBRL-Sum": lambda x, y, known, v, rng: rbrl(x, y, known=known, criterion="sum"),
     "RBRL-Max": lambda x, y, known, v, rng: rbrl(x, y, known=known, criterion="max"),
     "PRL": lambda x, y, known, v, rng: prl(x, y, known=known, rng=rng),
-    # RS-RL with p unknown but bounded (seed 000 §3, last paragraph: "for example, the 20%")
+    # RS-RL with p unknown but bounded (Nin, Herranz & Torra (2008, rank swapping) §3, last paragraph: "for example, the 20%")
     "RS-RL(p<=20%)": lambda x, y, known, v, rng: rsrl(x, y, known=known, p=20.0),
     "L-RL(MA)": lambda x, y, known, v, rng: lrl_microaggregation(x, y, known=known),
     "Pro-RL-PCP": lambda x, y, known, v, rng: projected_rl(x, y, _half_blocks(x.shape[1], v), v, projection="pcp"),

@@ -1,4 +1,4 @@
-"""The worked examples of seed 004 (Torra & Stokes), as functions that compute their numbers.
+"""The worked examples of Torra, Stokes et al. (compatible probabilities) (Torra & Stokes), as functions that compute their numbers.
 
 Every number returned here is computed by :mod:`sdcrisk.belief` from the example's inputs.
 The inputs of the two entropy examples (Sec. 5) are lost in the text extraction; they were
@@ -46,7 +46,7 @@ def _transfer_example(n: int, sets, masses, source, target, amount) -> dict:
 
 
 def entropy_example_decreasing() -> dict:
-    """Seed 004, Sec. 5, first example: moving mass to a subset lowers the pignistic entropy.
+    """Torra, Stokes et al. (compatible probabilities), Sec. 5, first example: moving mass to a subset lowers the pignistic entropy.
 
     Reconstructed inputs: ``X = {0..7}``, ``m({0..4}) = 5/13``, ``m(X) = 8/13``; transfer
     ``4/13`` from ``X`` to ``{0, 1}`` (a proper subset). ``BetP`` has two values before
@@ -57,7 +57,7 @@ def entropy_example_decreasing() -> dict:
 
 
 def entropy_example_increasing() -> dict:
-    """Seed 004, Sec. 5, Example example.2.entropy: moving mass to a subset raises the entropy.
+    """Torra, Stokes et al. (compatible probabilities), Sec. 5, Example example.2.entropy: moving mass to a subset raises the entropy.
 
     Reconstructed inputs: ``X = {0..9}``, ``m({0,1,2,3}) = 1/3``, ``m({2..9}) = 2/3``;
     transfer ``1/2`` from ``{2..9}`` to ``{4..9}``. ``BetP`` goes from (``1/6`` on ``{2,3}``,
@@ -70,7 +70,7 @@ def entropy_example_increasing() -> dict:
                              range(2, 10), range(4, 10), Fraction(1, 2))
 
 
-# Seed 004, Sec. 2.2: six records with values 18, 16, 19, 22, 24, 24 recoded to [15,19], [20,25].
+# Torra, Stokes et al. (compatible probabilities), Sec. 2.2: six records with values 18, 16, 19, 22, 24, 24 recoded to [15,19], [20,25].
 KANON_V1 = np.array([18, 16, 19, 22, 24, 24], dtype=float)
 KANON_V1_CUTS = ((15, 19), (20, 25))
 # A second attribute (our addition, the paper names V_1..V_m without values), 3-anonymous alone.
@@ -79,7 +79,7 @@ KANON_V2_CUTS = ((0, 5), (6, 10))
 
 
 def _generalise(values: np.ndarray, cuts) -> np.ndarray:
-    """``gen_V``: index of the interval holding each value (seed 004, Sec. 2.2)."""
+    """``gen_V``: index of the interval holding each value (Torra, Stokes et al. (compatible probabilities), Sec. 2.2)."""
     out = np.full(values.size, -1)
     for j, (lo, hi) in enumerate(cuts):
         out[(values >= lo) & (values <= hi)] = j
@@ -89,7 +89,7 @@ def _generalise(values: np.ndarray, cuts) -> np.ndarray:
 
 
 def kanonymity_running_example() -> dict:
-    """Seed 004, Examples kanon.probs, kanon.probs.reidentif and kanon.probs.belief.
+    """Torra, Stokes et al. (compatible probabilities), Examples kanon.probs, kanon.probs.reidentif and kanon.probs.belief.
 
     Each attribute is generalised on its own (``Y = gen_V1(X[V1]) || gen_V2(X[V2])``). For
     protected record ``y`` and known attributes ``attrs(j)``, the candidate set holds the
@@ -144,7 +144,7 @@ def kanonymity_running_example() -> dict:
 
 
 def max_pignistic_example(n: int = 6, k: int = 3) -> dict:
-    """Seed 004, Prop. maxim.p.no.solucio: a compatible BetP whose maximum lies outside the truth.
+    """Torra, Stokes et al. (compatible probabilities), Prop. maxim.p.no.solucio: a compatible BetP whose maximum lies outside the truth.
 
     True probability uniform on ``A = {0..k-1}``; outsider ``x0 = n-1``. Returns the
     pignistic probability, the arg-max, and the compatibility of ``Bel`` with the truth.
@@ -159,7 +159,7 @@ def max_pignistic_example(n: int = 6, k: int = 3) -> dict:
 
 
 def applied_example(candidates_by_group: Mapping, true_index=None, *, empty: str = "raise") -> list[dict]:
-    """The applied example of the project (seed 004 on RS-RL candidate sets, seed 000).
+    """The applied example of the project (Torra, Stokes et al. (compatible probabilities) on RS-RL candidate sets, Nin, Herranz & Torra (2008, rank swapping)).
 
     ``candidates_by_group[g]`` is the candidate-set input of :func:`belief_from_candidate_sets`
     (records x masked records) for group ``g``; without ``true_index``
@@ -179,7 +179,7 @@ def applied_example(candidates_by_group: Mapping, true_index=None, *, empty: str
 
 def rsrl_candidate_masks(original, masked, known=None, *, p=None, distance: int | None = None,
                          rounding: str = "floor") -> np.ndarray:
-    """RS-RL candidate sets (seed 000 §3) as a boolean matrix ``[original record, masked record]``.
+    """RS-RL candidate sets (Nin, Herranz & Torra (2008, rank swapping) §3) as a boolean matrix ``[original record, masked record]``.
 
     Uses :func:`sdcrisk.linkage.location.rank_swap_intervals`: ``B(x_ij)`` is a range
     ``[a_ij, b_ij)`` of the sorted masked column made of whole runs of equal values, so masked
@@ -224,7 +224,7 @@ def rsrl_belief_table(original, masked, known_sets: Mapping | None = None, *, p=
 
 
 def worked_examples_table():
-    """All worked examples of seed 004 as one tidy table (example, quantity, value), computed here."""
+    """All worked examples of Torra, Stokes et al. (compatible probabilities) as one tidy table (example, quantity, value), computed here."""
     import pandas as pd
 
     rows = []

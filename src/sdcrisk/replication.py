@@ -1,11 +1,10 @@
 """Aggregation over replicates and the replication check (published vs regenerated).
 
-Status of a published cell (DESIGN.md, "The replication contract"):
+Status of a published cell:
 
 * ``match``: within the published rounding (half a unit of the last printed digit); for a
   randomised cell also within two combined standard errors, ``2 sd sqrt(1/n + 1/n_paper)``,
-  where ``n_paper`` is the paper's replicate count (100 for seed 003; unknown for seeds 000 and
-  002, taken as our own n);
+  where ``n_paper`` is the paper's replicate count (100 for Muralidhar & Domingo-Ferrer (2016); unknown for Nin, Herranz & Torra (2008, rank swapping); Nin, Herranz & Torra (2007), taken as our own n);
 * ``close``: within 1 percentage point or 5 % relative (record counts: 1 % of the file's n);
 * ``differs``: anything else; ``missing``: no regenerated value (must never happen).
 """
@@ -23,7 +22,7 @@ import pandas as pd
 from .data import atomic_write
 
 KEYS = ["dataset", "method", "param", "known", "measure"]
-#: replicate counts the papers state (seed 003 §4: 100 maskings); others unknown
+#: replicate counts the papers state (Muralidhar & Domingo-Ferrer (2016) §4: 100 maskings); others unknown
 PAPER_REPLICATES = {"muralidhar2016_rank_rl": 100}
 DATASET_N = {"census": 1080, "eia": 4092}
 
@@ -132,7 +131,7 @@ def _claim_values(agg: pd.DataFrame, cfg: dict, c) -> pd.DataFrame:
     sub = _lookup(agg, cfg, c["paper"], None)
     sub = sub[(sub.dataset == c["dataset"]) & (sub.method == c["method"])]
     measure = c["measure"]
-    if measure == "ProLD":  # seed 001 text: the projected linkage with the better projection
+    if measure == "ProLD":  # Nin, Herranz & Torra (2008, multivariate microaggregation) text: the projected linkage with the better projection
         measure = ["ProLD_PCP", "ProLD_Zscore"]
     sub = sub[sub.measure.isin(measure if isinstance(measure, list) else [measure])]
     known = str(c["known"])

@@ -1,4 +1,4 @@
-"""Snakemake adapter: the worked belief-function examples of seed 004 as a table (CSV, Markdown, LaTeX)."""
+"""Snakemake adapter: the worked belief-function examples of Torra, Stokes et al. (compatible probabilities) as a table (CSV, Markdown, LaTeX)."""
 import sys
 
 from sdcrisk.experiments_belief import worked_examples_table
@@ -9,5 +9,5 @@ table = worked_examples_table()
 body = [[r.example, r.quantity, f"{r.value:.7g}"] for r in table.itertuples()]
 write_formats(snakemake.output.csv, snakemake.output.md, snakemake.output.tex, table,
               (["example", "quantity", "value"], body, ""), "torra_belief_Texamples",
-              "worked examples of re-identification as belief functions (seed 004)",
+              "worked examples of re-identification as belief functions (Torra, Stokes et al. (compatible probabilities))",
               float_format="%.7g", align="llr")

@@ -1,10 +1,10 @@
 """Record-linkage attacks of the papers, each returning a :class:`LinkResult`.
 
-* :func:`dbrl` distance-based (seed 003 §2), :func:`rbrl` rank-based (seed 003 §3);
-* :func:`prl` probabilistic, Fellegi-Sunter with EM and one-to-one assignment (seeds 000, 001);
+* :func:`dbrl` distance-based (Muralidhar & Domingo-Ferrer (2016) §2), :func:`rbrl` rank-based (Muralidhar & Domingo-Ferrer (2016) §3);
+* :func:`prl` probabilistic, Fellegi-Sunter with EM and one-to-one assignment (Nin, Herranz & Torra (2008, rank swapping); Nin, Herranz & Torra (2008, multivariate microaggregation));
 * :func:`rsrl`, :func:`rsrl_annotated_union`, :func:`lrl_microaggregation`, :func:`lrl_mdav`:
-  location linkage (seed 000 §3, §6; seed 002 §4);
-* :func:`projected_rl`: projected record linkage (seed 001 §4.1).
+  location linkage (Nin, Herranz & Torra (2008, rank swapping) §3, §6; Nin, Herranz & Torra (2007) §4);
+* :func:`projected_rl`: projected record linkage (Nin, Herranz & Torra (2008, multivariate microaggregation) §4.1).
 """
 
 from .base import LinkResult, prepare

@@ -1,10 +1,10 @@
-"""Distance-based record linkage (DBRL), seed 003 §2.
+"""Distance-based record linkage (DBRL), Muralidhar & Domingo-Ferrer (2016) §2.
 
 Each original record ``x_i`` is linked to the masked record ``y_l`` minimising
 
     d_il^2 = sum_j ((x_ij - mu_xj) / sigma_xj - (y_lj - mu_yj) / sigma_yj)^2
 
-(seed 003 §2, the equation for d_il^2): every file is standardised by its own mean and sample
+(Muralidhar & Domingo-Ferrer (2016) §2, the equation for d_il^2): every file is standardised by its own mean and sample
 standard deviation (ddof = 1). ``standardise="original"`` scales both files with the original
 file's mean and sd instead; ``"none"`` uses raw values. A masked column with zero sd (heavily
 microaggregated) has standardised value 0 rather than NaN.
@@ -51,7 +51,7 @@ def _scale(z: np.ndarray, mean: np.ndarray, sd: np.ndarray) -> np.ndarray:
 
 
 def standardise(x: np.ndarray, y: np.ndarray, mode: str = "own") -> tuple[np.ndarray, np.ndarray]:
-    """Standardise the original ``x`` and masked ``y`` (seed 003 §2).
+    """Standardise the original ``x`` and masked ``y`` (Muralidhar & Domingo-Ferrer (2016) §2).
 
     ``mode="own"``: each file by its own mean and sample sd; ``"original"``: both by the original
     file's; ``"none"``: unchanged copies.
@@ -168,7 +168,7 @@ def nearest(a: np.ndarray, b: np.ndarray, allowed: Callable[[int, int], np.ndarr
 
 def dbrl(original, masked, known=None, metric: str = "euclidean", standardise: str = "own",
          block: int = BLOCK, method: str = "tree") -> LinkResult:
-    """Distance-based record linkage (seed 003 §2): link every original record to the masked record
+    """Distance-based record linkage (Muralidhar & Domingo-Ferrer (2016) §2): link every original record to the masked record
     at minimum squared Euclidean distance over the ``known`` attributes, after standardisation.
 
     ``metric="mahalanobis"`` uses the inverse covariance of the (standardised) original known

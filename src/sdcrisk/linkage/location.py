@@ -1,16 +1,16 @@
 """Location record linkage: candidate sets from the masking method's locality, then DBRL inside.
 
-* RS-RL for rank swapping (Nin et al. 2008, seed 000 §3) = L-RL for rank swapping (seed 002 §4):
+* RS-RL for rank swapping (Nin et al. 2008, Nin, Herranz & Torra (2008, rank swapping) §3) = L-RL for rank swapping (Nin, Herranz & Torra (2007) §4):
   with maximum rank distance ``P``, the masked value of original value ``x_ij`` (rank ``r_ij`` in the
   sorted original column) is one of the sorted original values at ranks ``r_ij - P .. r_ij + P``.
   ``B(x_ij)`` is the set of masked records whose j-th value lies in the value interval
   ``[x_(r-P), x_(r+P)]`` (equal values share ranks: ``r`` runs over the whole tie run of ``x_ij``).
   The candidate set is ``B(x_i) = intersection_j B(x_ij)`` over the known attributes, and record
-  ``i`` is linked by DBRL (seed 003 §2, :mod:`.distance`) inside it. With ``p`` unknown but bounded
-  by ``p_max`` (seed 000 §3, last paragraph) pass ``p=p_max``.
-* Annotated union for p-distribution / p-buckets swapping (seed 000 §6): count, for every masked
+  ``i`` is linked by DBRL (Muralidhar & Domingo-Ferrer (2016) §2, :mod:`.distance`) inside it. With ``p`` unknown but bounded
+  by ``p_max`` (Nin, Herranz & Torra (2008, rank swapping) §3, last paragraph) pass ``p=p_max``.
+* Annotated union for p-distribution / p-buckets swapping (Nin, Herranz & Torra (2008, rank swapping) §6): count, for every masked
   record, in how many ``B(x_ij)`` it lies; DBRL among the records of maximum count.
-* L-RL for univariate microaggregation (seed 002 §4.1.2, Table 5) and MDAV (seed 002 §4.1.3,
+* L-RL for univariate microaggregation (Nin, Herranz & Torra (2007) §4.1.2, Table 5) and MDAV (Nin, Herranz & Torra (2007) §4.1.3,
   Table 9): see :func:`microaggregation_intervals` and :func:`lrl_mdav`.
 
 Representation: per attribute the masked records are sorted once; every ``B(x_ij)`` used here is a
@@ -52,7 +52,7 @@ def _sorted_masked(y: np.ndarray):
 
 
 def rank_swap_intervals(x: np.ndarray, y: np.ndarray, P: int) -> tuple[np.ndarray, np.ndarray]:
-    """``B(x_ij)`` of RS-RL as masked-sorted-position ranges ``[a_ij, b_ij)`` (seed 000 §3).
+    """``B(x_ij)`` of RS-RL as masked-sorted-position ranges ``[a_ij, b_ij)`` (Nin, Herranz & Torra (2008, rank swapping) §3).
 
     ``x``, ``y``: known columns of the original and masked files; ``P`` the maximum rank distance.
     """
@@ -83,7 +83,7 @@ def microaggregation_intervals(x: np.ndarray, y: np.ndarray, rule: str = "group"
       must cover (same sizes, same order) and takes the groups whose value span contains ``x_ij``
       (several only when ``x_ij`` is tied across a group boundary). Needs no ``k``.
     * ``rule="window"``: the masked records whose (group of) sorted position lies within rank
-      distance ``2k - 1`` of ``x_ij``'s rank, extended to whole groups (the bound of seed 002 §4:
+      distance ``2k - 1`` of ``x_ij``'s rank, extended to whole groups (the bound of Nin, Herranz & Torra (2007) §4:
       groups have at most ``2k - 1`` members).
     """
     if rule not in MA_RULES:
@@ -225,10 +225,10 @@ def _run_keys(ysorted: np.ndarray, pos: np.ndarray, a: np.ndarray, b: np.ndarray
 def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
                       combine: str = "intersection", standardise: str = "own",
                       method: str = "tree") -> LinkResult:
-    """DBRL (seed 003 §2) restricted to candidate sets given as masked-sorted-position ranges.
+    """DBRL (Muralidhar & Domingo-Ferrer (2016) §2) restricted to candidate sets given as masked-sorted-position ranges.
 
-    ``combine="intersection"``: candidates in every ``B(x_ij)`` (seed 000 §3);
-    ``"annotated_union"``: candidates in the largest number of ``B(x_ij)`` (seed 000 §6).
+    ``combine="intersection"``: candidates in every ``B(x_ij)`` (Nin, Herranz & Torra (2008, rank swapping) §3);
+    ``"annotated_union"``: candidates in the largest number of ``B(x_ij)`` (Nin, Herranz & Torra (2008, rank swapping) §6).
     ``candidates`` is the size of the set searched (-1 link when empty). ``method``: ``"tree"``
     (k-d tree box query, intersection only; the annotated union is always brute force) or
     ``"brute"``, identical results.
@@ -262,7 +262,7 @@ def _max_rank_distance(p, n: int, rounding: str) -> int:
 
 def rsrl(original, masked, known=None, *, p=None, distance: int | None = None, rounding: str = "floor",
          standardise: str = "own", method: str = "tree") -> LinkResult:
-    """Rank-swapping record linkage (RS-RL, seed 000 §3; L-RL of seed 002 §4.1.1).
+    """Rank-swapping record linkage (RS-RL, Nin, Herranz & Torra (2008, rank swapping) §3; L-RL of Nin, Herranz & Torra (2007) §4.1.1).
 
     Give either ``p`` (percent of n; the maximum rank distance is
     ``sdcrisk.masking.swapping.rank_distance(p, n, rounding)``) or ``distance`` (the maximum rank
@@ -286,7 +286,7 @@ def _rank_distance_arg(p, distance, rounding, n):
 
 def rsrl_annotated_union(original, masked, known=None, *, p=None, distance: int | None = None,
                          half: bool = False, rounding: str = "floor", standardise: str = "own") -> LinkResult:
-    """Annotated-union RS-RL for p-distribution / p-buckets swapping (seed 000 §6, Table 7).
+    """Annotated-union RS-RL for p-distribution / p-buckets swapping (Nin, Herranz & Torra (2008, rank swapping) §6, Table 7).
 
     ``B(x_ij)`` uses rank intervals ``[r - P, r + P]`` (``half=True``: ``[r - P/2, r + P/2]``,
     ``P // 2``); the masked records lying in the largest number of them are compared by DBRL.
@@ -301,7 +301,7 @@ def rsrl_annotated_union(original, masked, known=None, *, p=None, distance: int 
 
 def lrl_microaggregation(original, masked, known=None, *, rule: str = "group", k: int | None = None,
                          standardise: str = "own", method: str = "tree") -> LinkResult:
-    """L-RL for univariate microaggregation (seed 002 §4.1.2, Table 5): intersection of the
+    """L-RL for univariate microaggregation (Nin, Herranz & Torra (2007) §4.1.2, Table 5): intersection of the
     :func:`microaggregation_intervals` candidate sets over the known attributes, then DBRL
     (``method``: ``"tree"`` or ``"brute"``, identical results, :func:`link_in_intervals`)."""
     x, y = prepare(original, masked, known)
@@ -311,7 +311,7 @@ def lrl_microaggregation(original, masked, known=None, *, rule: str = "group", k
 
 def lrl_mdav(original, masked, blocks, known_blocks=None, *, n_nearest: int = 1,
              standardise: str = "own") -> LinkResult:
-    """L-RL for MDAV over blocks of variables (seed 002 §4.1.3, Table 9).
+    """L-RL for MDAV over blocks of variables (Nin, Herranz & Torra (2007) §4.1.3, Table 9).
 
     ``blocks``: list of column-index lists (the blocks microaggregated together); ``known_blocks``:
     indices into ``blocks`` known by the intruder (default all). For a known block the distinct

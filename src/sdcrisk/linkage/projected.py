@@ -1,7 +1,7 @@
-"""Projected record linkage (Pro-RL), seed 001 Sec. 4.1, Algorithm 3.
+"""Projected record linkage (Pro-RL), Nin, Herranz & Torra (2008, multivariate microaggregation) Sec. 4.1, Algorithm 3.
 
 The masked file is read as r blocks of attributes, the blocks of projection-based
-microaggregation (seed 001 Algorithm 2; :func:`sdcrisk.masking.microaggregation.attribute_blocks`).
+microaggregation (Nin, Herranz & Torra (2008, multivariate microaggregation) Algorithm 2; :func:`sdcrisk.masking.microaggregation.attribute_blocks`).
 For every block the intruder knows, the original block and the masked block are reduced to one
 coordinate by the same projection the masking used (PCP: first principal component score of the
 standardised block; Zscore: sum of z-scores; :func:`sdcrisk.masking.microaggregation.project`),
@@ -20,7 +20,7 @@ projected coordinates of the known blocks (first argmin, :func:`sdcrisk.linkage.
                masking itself, which projects and sorts the original values.
 
 Default evidence (Census, stand-in Zscore microaggregation v = 4, k = 25, blocks known 2..all):
-"own" gives ProLD 18.2 % against the published 21.85 (seed 001 Sec. 4.2), "original" 81.2 %: a
+"own" gives ProLD 18.2 % against the published 21.85 (Nin, Herranz & Torra (2008, multivariate microaggregation) Sec. 4.2), "original" 81.2 %: a
 linear projection maps group means to the mean of the group's original projections, which the
 published figures do not show.
 """
@@ -100,7 +100,7 @@ def projected_coordinates(x: np.ndarray, y: np.ndarray, blocks: Sequence[np.ndar
 
 def projected_rl(original, masked, known_blocks: Sequence[int] | None = None, v: int = 2,
                  projection: str = "pcp", standardise: str = "own") -> LinkResult:
-    """Projected record linkage (seed 001 Sec. 4.1, Algorithm 3).
+    """Projected record linkage (Nin, Herranz & Torra (2008, multivariate microaggregation) Sec. 4.1, Algorithm 3).
 
     ``v``: block size of the masking (blocks from ``attribute_blocks(m, v)``); ``known_blocks``:
     indices of the blocks the intruder knows (default all); ``projection``: ``"pcp"`` or
@@ -125,7 +125,7 @@ def projected_rl(original, masked, known_blocks: Sequence[int] | None = None, v:
 
 
 def block_scenarios(m: int, v: int, first: int = 2) -> list[list[int]]:
-    """The known-block scenarios of seed 001 Figs. 1-3: the first j blocks, j = ``first`` .. r."""
+    """The known-block scenarios of Nin, Herranz & Torra (2008, multivariate microaggregation) Figs. 1-3: the first j blocks, j = ``first`` .. r."""
     from ..measures.scenarios import known_block_scenarios
 
     r = len(_microaggregation()[0](check_int("m", m, 1), check_int("v", v, 1, m)))

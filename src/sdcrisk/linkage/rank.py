@@ -1,4 +1,4 @@
-"""Rank-based record linkage (RBRL), Muralidhar & Domingo-Ferrer 2016 (seed 003 §3).
+"""Rank-based record linkage (RBRL), Muralidhar & Domingo-Ferrer 2016 (Muralidhar & Domingo-Ferrer (2016) §3).
 
 With ``R = (r_ij)`` and ``S = (s_lj)`` the column-wise rank matrices of the original and masked
 files, original record ``i`` is linked to the masked record ``l`` minimising
@@ -6,7 +6,7 @@ files, original record ``i`` is linked to the masked record ``l`` minimising
     d_il = Criterion_j |r_ij - s_lj|,   Criterion = Sum (RBRL-Sum) or Max (RBRL-Max),
 
 first argmin (lowest masked index on ties). Ranks are ``scipy.stats.rankdata`` ranks, by default
-``method="average"`` (CALIBRATION-NOTES 1: average ranks reproduce seed 003 Table 5). Ranks are
+``method="average"`` (REPLICATION.md: average ranks reproduce Muralidhar & Domingo-Ferrer (2016) Table 5). Ranks are
 doubled so that average ranks are integers and all arithmetic is exact. By default
 (``method="tree"``) the search is the exact k-d tree of :mod:`.neighbours` with the L1 (Sum) or
 L-infinity (Max) metric on the doubled ranks (Muralidhar & Domingo-Ferrer 2016, section 3, in
@@ -72,7 +72,7 @@ def _rbrl_kernel(r, st, use_max):
 
 def rbrl(original, masked, known=None, criterion: str = "sum", ranks: str = "average",
          method: str = "tree") -> LinkResult:
-    """Rank-based record linkage (seed 003 §3) over the ``known`` attributes.
+    """Rank-based record linkage (Muralidhar & Domingo-Ferrer (2016) §3) over the ``known`` attributes.
 
     ``criterion`` is ``"sum"`` (RBRL-Sum) or ``"max"`` (RBRL-Max); ``ranks`` the tie method of
     ``scipy.stats.rankdata``. ``score`` holds the criterion value of each link in rank units.

@@ -1,25 +1,25 @@
 """Microaggregation: records are partitioned into groups of at least k and each value is replaced
-by its group mean (seed 001 §2.4, seed 002 §2.2-2.3, seed 003 §4).
+by its group mean (Nin, Herranz & Torra (2008, multivariate microaggregation) §2.4, Nin, Herranz & Torra (2007) §2.2-2.3, Muralidhar & Domingo-Ferrer (2016) §4).
 
 Registered methods (all deterministic):
 
 * ``optimal_univariate_ma`` (k): per attribute, the optimal partition of the sorted values into
   contiguous groups of k .. 2k-1 values minimising the within-group SSE (Hansen & Mukherjee
-  2003; seed 001 §2.4.1 shortest path over the graph of sorted values, here the equivalent
+  2003; Nin, Herranz & Torra (2008, multivariate microaggregation) §2.4.1 shortest path over the graph of sorted values, here the equivalent
   O(n k) dynamic program, :func:`optimal_univariate_groups`).
 * ``individual_ranking_ma`` (k): per attribute, sorted values cut into consecutive groups of k,
-  the n mod k remaining values joined to the last group (seed 003 §4; CALIBRATION-NOTES 1,
+  the n mod k remaining values joined to the last group (Muralidhar & Domingo-Ferrer (2016) §4; REPLICATION.md,
   :func:`fixed_size_groups`).
-* ``mdav`` (v, k, scale): MDAV (seed 001 Algorithm 1, seed 002 §2.3) on each block of v
+* ``mdav`` (v, k, scale): MDAV (Nin, Herranz & Torra (2008, multivariate microaggregation) Algorithm 1, Nin, Herranz & Torra (2007) §2.3) on each block of v
   attributes ("Mic{v}-{k}"), Euclidean distance on z-scores (sample sd; ``scale="z"``, the
-  mu-ARGUS / sdcMicro convention) or on the raw values (``scale="none"``, seed 001 Algorithm 1
+  mu-ARGUS / sdcMicro convention) or on the raw values (``scale="none"``, Nin, Herranz & Torra (2008, multivariate microaggregation) Algorithm 1
   as written), :func:`mdav_groups`.
-* ``pcp_ma`` / ``zscore_ma`` (v, k): projection microaggregation (seed 001 §3, Algorithm 2):
+* ``pcp_ma`` / ``zscore_ma`` (v, k): projection microaggregation (Nin, Herranz & Torra (2008, multivariate microaggregation) §3, Algorithm 2):
   each block projected to one value (:func:`sdcrisk.masking.projection.project`), records sorted
   by it and grouped by the optimal univariate partition of the projected values.
 
 Blocks (:func:`attribute_blocks`): floor(m / v) blocks of v consecutive attributes, the m mod v
-leftover attributes joined to the last block (seed 002 Table 9: Census m = 13 gives 6 / 4 / 3
+leftover attributes joined to the last block (Nin, Herranz & Torra (2007) Table 9: Census m = 13 gives 6 / 4 / 3
 groups for v = 2 / 3 / 4, EIA m = 10 gives 5 / 3 / 2).
 
 Group means are taken in original units, so column sums (means) are preserved exactly up to
@@ -90,7 +90,7 @@ def _optimal_groups_kernel(v, k):
 def optimal_univariate_groups(sorted_values, k: int) -> np.ndarray:
     """Group label (0, 1, ... left to right) of each position of ``sorted_values`` in the optimal
     univariate k-partition: contiguous groups of k .. 2k-1 values with minimum total within-group
-    SSE (Hansen & Mukherjee 2003; seed 001 §2.4.1, Results 1-2). O(n k)."""
+    SSE (Hansen & Mukherjee 2003; Nin, Herranz & Torra (2008, multivariate microaggregation) §2.4.1, Results 1-2). O(n k)."""
     v = np.ascontiguousarray(sorted_values, dtype=np.float64)
     if v.ndim != 1:
         raise ValueError(f"sorted_values must be a 1-D array, got shape {v.shape}")
@@ -102,7 +102,7 @@ def optimal_univariate_groups(sorted_values, k: int) -> np.ndarray:
 
 def fixed_size_groups(n: int, k: int) -> np.ndarray:
     """Individual-ranking labels of n sorted positions: consecutive groups of k, the n mod k
-    remaining positions joined to the last group (seed 003 §4)."""
+    remaining positions joined to the last group (Muralidhar & Domingo-Ferrer (2016) §4)."""
     n = check_int("n", n, 2)
     k = check_int("k", k, 2, n)
     return np.minimum(np.arange(n) // k, n // k - 1)
@@ -143,7 +143,7 @@ def _check_k(method: str, k: int, n: int) -> int:
 
 @register("optimal_univariate_ma", _K, family="microaggregation", randomised=False)
 def optimal_univariate_ma(x: np.ndarray, rng, *, k: int) -> np.ndarray:
-    """Optimal univariate microaggregation per attribute (seed 001 §2.4.1, seed 002 §2.2)."""
+    """Optimal univariate microaggregation per attribute (Nin, Herranz & Torra (2008, multivariate microaggregation) §2.4.1, Nin, Herranz & Torra (2007) §2.2)."""
     k = _check_k("optimal_univariate_ma", k, x.shape[0])
     return _univariate(x, lambda col: _optimal_groups_kernel(col, k)[0])
 
@@ -151,7 +151,7 @@ def optimal_univariate_ma(x: np.ndarray, rng, *, k: int) -> np.ndarray:
 @register("individual_ranking_ma", _K, family="microaggregation", randomised=False)
 def individual_ranking_ma(x: np.ndarray, rng, *, k: int) -> np.ndarray:
     """Individual-ranking microaggregation: sorted groups of k, remainder to the last group
-    (seed 003 §4, Table 5)."""
+    (Muralidhar & Domingo-Ferrer (2016) §4, Table 5)."""
     n = x.shape[0]
     k = _check_k("individual_ranking_ma", k, n)
     labels = fixed_size_groups(n, k)
@@ -163,7 +163,7 @@ def individual_ranking_ma(x: np.ndarray, rng, *, k: int) -> np.ndarray:
 
 def attribute_blocks(m: int, v: int) -> list[np.ndarray]:
     """Column indices of the blocks of v consecutive attributes: floor(m / v) blocks, the
-    m mod v leftover attributes joined to the last block (seed 002 Table 9)."""
+    m mod v leftover attributes joined to the last block (Nin, Herranz & Torra (2007) Table 9)."""
     m = check_int("m", m, 1)
     v = check_int("v", v, 1, m)
     r = m // v
@@ -292,7 +292,7 @@ MDAV_METHODS = ("tree", "brute")
 
 
 def mdav_groups(block: np.ndarray, k: int, scale: str = "z", method: str = "tree") -> np.ndarray:
-    """MDAV cluster label of each record of ``block`` (n x v), seed 001 Algorithm 1 /
+    """MDAV cluster label of each record of ``block`` (n x v), Nin, Herranz & Torra (2008, multivariate microaggregation) Algorithm 1 /
     Domingo-Ferrer & Torra (2005), on the z-scores of the block (sample sd; ``scale="z"``) or on
     its raw values (``scale="none"``):
 
@@ -322,7 +322,7 @@ def mdav_groups(block: np.ndarray, k: int, scale: str = "z", method: str = "tree
                 doc="distances on z-scores (mu-ARGUS) or on raw values (seed 001 Algorithm 1)"),
           family="microaggregation", randomised=False)
 def mdav(x: np.ndarray, rng, *, v: int, k: int, scale: str = "z") -> np.ndarray:
-    """MDAV on blocks of v attributes, "Mic{v}-{k}" (seed 001 Algorithm 1, seed 002 §2.3);
+    """MDAV on blocks of v attributes, "Mic{v}-{k}" (Nin, Herranz & Torra (2008, multivariate microaggregation) Algorithm 1, Nin, Herranz & Torra (2007) §2.3);
     ``scale`` as in :func:`mdav_groups`."""
     return _blockwise("mdav", x, v, k, lambda block, k: mdav_groups(block, k, scale))
 
@@ -331,7 +331,7 @@ def mdav(x: np.ndarray, rng, *, v: int, k: int, scale: str = "z") -> np.ndarray:
 # projection microaggregation
 
 def projection_groups(block: np.ndarray, k: int, method: str) -> np.ndarray:
-    """Group label of each record of ``block`` under projection microaggregation (seed 001
+    """Group label of each record of ``block`` under projection microaggregation (Nin, Herranz & Torra (2008, multivariate microaggregation)
     Algorithm 2): project (``method`` in {"pcp", "zscore"}), stable-sort by the projected value,
     optimal univariate k-partition of the sorted projected values."""
     p = project(block, method)
@@ -344,13 +344,13 @@ def projection_groups(block: np.ndarray, k: int, method: str) -> np.ndarray:
 
 @register("pcp_ma", _V, _K, family="microaggregation", randomised=False)
 def pcp_ma(x: np.ndarray, rng, *, v: int, k: int) -> np.ndarray:
-    """PCP-microaggregation on blocks of v attributes (seed 001 §3, Algorithm 2)."""
+    """PCP-microaggregation on blocks of v attributes (Nin, Herranz & Torra (2008, multivariate microaggregation) §3, Algorithm 2)."""
     return _blockwise("pcp_ma", x, v, k, lambda b, k: projection_groups(b, k, "pcp"))
 
 
 @register("zscore_ma", _V, _K, family="microaggregation", randomised=False)
 def zscore_ma(x: np.ndarray, rng, *, v: int, k: int) -> np.ndarray:
-    """Zscore-microaggregation on blocks of v attributes (seed 001 §3, Algorithm 2)."""
+    """Zscore-microaggregation on blocks of v attributes (Nin, Herranz & Torra (2008, multivariate microaggregation) §3, Algorithm 2)."""
     return _blockwise("zscore_ma", x, v, k, lambda b, k: projection_groups(b, k, "zscore"))
 
 

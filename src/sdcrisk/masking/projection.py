@@ -1,9 +1,9 @@
-"""Projections of a block of attributes onto one coordinate (seed 001 §3, Algorithm 2).
+"""Projections of a block of attributes onto one coordinate (Nin, Herranz & Torra (2008, multivariate microaggregation) §3, Algorithm 2).
 
 * ``"zscore"``: the sum of the block's z-scores, ``sum_j (x_ij - mean_j) / sd_j``;
 * ``"pcp"``: the score on the first principal component of the standardised block,
   ``z_i . a_1`` with ``a_1`` the unit eigenvector of the block's correlation matrix for its
-  largest eigenvalue (seed 001 §3, Eqs. 1-4).
+  largest eigenvalue (Nin, Herranz & Torra (2008, multivariate microaggregation) §3, Eqs. 1-4).
 
 Standardisation uses the block's own means and sample (n - 1) standard deviations; a column
 with zero spread (possible in a masked block) contributes z = 0 instead of failing.
@@ -50,7 +50,7 @@ def first_component(z: np.ndarray) -> np.ndarray:
 
 def project(block: np.ndarray, method: str) -> np.ndarray:
     """One projected value per record of ``block`` (n x v): ``method`` in ``{"pcp", "zscore"}``
-    (seed 001 §3). Returns a length-n float64 vector."""
+    (Nin, Herranz & Torra (2008, multivariate microaggregation) §3). Returns a length-n float64 vector."""
     if method not in PROJECTIONS:
         raise ValueError(f"method must be one of {list(PROJECTIONS)}, got {method!r}")
     z = standardise(block)

@@ -6,16 +6,16 @@ the sorted position whose value lands at ``q``; ``partner[q] == q`` = value kept
 applied and the sort undone. Records are visited in increasing rank; a position that has been
 used as a partner is skipped ("still unswapped" in the papers).
 
-* ``rankswap`` -- standard rank swapping (Moore 1996; seed 000 §2.3, seed 002 §2.1, seed 003 §4):
+* ``rankswap`` -- standard rank swapping (Moore 1996; Nin, Herranz & Torra (2008, rank swapping) §2.3, Nin, Herranz & Torra (2007) §2.1, Muralidhar & Domingo-Ferrer (2016) §4):
   the partner of the value at position i is drawn from the still-unswapped positions in its
   window of P ranks above i; with none left the value stays. P = :func:`rank_distance` of p % of
   n. Three partner rules (``variant``, see :func:`rankswap_partners`); the default "inclusive"
-  lets the record itself be drawn, which alone reproduces the one-attribute row of seed 002
+  lets the record itself be drawn, which alone reproduces the one-attribute row of Nin, Herranz & Torra (2007)
   Table 1 (RS-RL links only kept values there; the other rules keep none).
-* ``rankswap_pdist`` -- rank swapping p-distribution (seed 000 §4.1; seed 003 §4): the swap
+* ``rankswap_pdist`` -- rank swapping p-distribution (Nin, Herranz & Torra (2008, rank swapping) §4.1; Muralidhar & Domingo-Ferrer (2016) §4): the swap
   distance (or its bound) of each record is drawn from N(mu = sigma = P/2); three readings of
   the garbled definition, see :func:`pdist_partners`.
-* ``rankswap_pbuckets`` -- rank swapping p-buckets (seed 000 §4.2): the sorted column is cut into
+* ``rankswap_pbuckets`` -- rank swapping p-buckets (Nin, Herranz & Torra (2008, rank swapping) §4.2): the sorted column is cut into
   ``buckets`` equal buckets and the partner's bucket is drawn with probability decreasing in the
   bucket distance, see :func:`pbuckets_partners`.
 
@@ -63,7 +63,7 @@ def rank_distance(p_pct: float, n: int, rounding: str = "floor") -> int:
 
     ``rounding`` turns n * p / 100 into an integer: "floor" (the default) is the mu-ARGUS /
     sdcMicro ``argus_rankswap`` rule ``(n * percent) / 100`` in integer arithmetic
-    (CALIBRATION-NOTES 6); "round" (half up) and "ceil" are the alternatives. The result is
+    (REPLICATION.md); "round" (half up) and "ceil" are the alternatives. The result is
     clipped to ``[1, n - 1]`` so that every p > 0 swaps something and no window exceeds the file.
     """
     n = check_int("n", n, 2)
@@ -312,7 +312,7 @@ def rankswap_partners(n: int, P: int, rng: np.random.Generator, variant: str = R
     * ``"inclusive"`` (default): uniform among the still-unswapped positions of ``[i, i + P]``,
       i itself included; drawing i keeps the value;
     * ``"moore"``: uniform among the still-unswapped positions of ``(i, i + P]`` (the written
-      definition, seed 002 §2.1 and seed 000 §2.3: "i < l <= i + p");
+      definition, Nin, Herranz & Torra (2007) §2.1 and Nin, Herranz & Torra (2008, rank swapping) §2.3: "i < l <= i + p");
     * ``"argus"``: the mu-ARGUS rule that sdcMicro ships as ``argus_rankswap``
       (``CRankSwap::generate_swap``): a target ``k`` uniform in ``i+1 .. i+P``, then the nearest
       still-unswapped position at or below k (down to i + 1), else at or above k (up to i + P).
@@ -321,10 +321,10 @@ def rankswap_partners(n: int, P: int, rng: np.random.Generator, variant: str = R
     than P ranks. Returns the involution ``partner`` (``partner[q] == q``: value kept).
 
     Why "inclusive" is the default (Census, 5-20 maskings, this package's RS-RL / DBRL / RBRL):
-    with one known attribute, RS-RL links a record only when its value stayed. Seed 002 Table 1
+    with one known attribute, RS-RL links a record only when its value stayed. Nin, Herranz & Torra (2007) Table 1
     reports such links for every p (falling as p grows); "moore" and "argus" keep no value and
     link none, "inclusive" reproduces that row within sampling error and fits the 2- and
-    3-attribute rows better than "moore". Seed 003 Table 2 (Census and EIA, all attributes) is
+    3-attribute rows better than "moore". Muralidhar & Domingo-Ferrer (2016) Table 2 (Census and EIA, all attributes) is
     matched within sampling error by "moore" and within 0.7 percentage points by "inclusive";
     "argus" links clearly too many there (RBRL-Sum about 5 points high at p = 10 and 25), as its
     nearest-free rule favours short swaps. "inclusive" is the one rule close to both papers.
@@ -337,32 +337,32 @@ def rankswap_partners(n: int, P: int, rng: np.random.Generator, variant: str = R
 
 
 def pdist_partners(n: int, P: int, rng: np.random.Generator, variant: str = "distance") -> np.ndarray:
-    """Rank swapping p-distribution on sorted positions (seed 000 §4.1, seed 003 §4).
+    """Rank swapping p-distribution on sorted positions (Nin, Herranz & Torra (2008, rank swapping) §4.1, Muralidhar & Domingo-Ferrer (2016) §4).
 
     For each still-unswapped position i (increasing rank) an integer ``m = rint(N(P/2, P/2))``
     is drawn (redrawn while it rounds to 0; negative m points towards lower ranks) and clipped so
-    that ``i + m`` stays in ``[0, n - 1]`` (seed 003: "one cannot swap the current record to an
+    that ``i + m`` stays in ``[0, n - 1]`` (Muralidhar & Domingo-Ferrer (2016): "one cannot swap the current record to an
     index below 0 or greater than n"). A draw that yields no partner is repeated (up to
     ``PDIST_MAX_DRAWS`` times, so in practice every record finds a partner while another position
     is free). Without the repetition the records near the top of the file keep their values at
-    large p (Census, p = 100: DBRL 2.3 %, RBRL-Sum 5.4 %, where seed 003 Table 3 prints 0.0; with
+    large p (Census, p = 100: DBRL 2.3 %, RBRL-Sum 5.4 %, where Muralidhar & Domingo-Ferrer (2016) Table 3 prints 0.0; with
     it 0.0 and 0.0, ``benchmarks/explore/pdist_bounds.py``). The three readings of the garbled
     definition:
 
-    * ``"distance"`` (default; seed 000: "x_ij and x_lj are swapped, where l = i + r", r the
+    * ``"distance"`` (default; Nin, Herranz & Torra (2008, rank swapping): "x_ij and x_lj are swapped, where l = i + r", r the
       normal draw): the partner is i + m; if it is already swapped, the nearest still-unswapped
       position beyond it (away from i) is taken instead;
-    * ``"window"`` (seed 000: the normal "defines the swap interval", inside which the method
+    * ``"window"`` (Nin, Herranz & Torra (2008, rank swapping): the normal "defines the swap interval", inside which the method
       works as standard rank swapping): the partner is uniform among the still-unswapped
       positions between i and i + m (i excluded);
-    * ``"direct"`` (seed 003: a maximum swapping distance is drawn, "then the actual swapping
+    * ``"direct"`` (Muralidhar & Domingo-Ferrer (2016): a maximum swapping distance is drawn, "then the actual swapping
       distance ... is randomly chosen between 0 and the record's maximum"): r is uniform in
       1..|m| and the partner i + sign(m) r is used only if still unswapped.
 
     A value left without a partner stays, yet remains eligible as the partner of a later record.
     "distance" is the default because, of the three, it alone makes p-distribution link fewer
     records than standard rank swapping with the same p under DBRL, RBRL-Sum and RBRL-Max alike,
-    as seed 003 Tables 2-3 report (the other two swap closer than standard rank swapping on
+    as Muralidhar & Domingo-Ferrer (2016) Tables 2-3 report (the other two swap closer than standard rank swapping on
     average, so only RBRL-Max drops).
     """
     n = check_int("n", n, 2)
@@ -385,7 +385,7 @@ def bucket_bounds(n: int, buckets: int) -> np.ndarray:
 def bucket_probabilities(buckets: int) -> np.ndarray:
     """Bucket-choice matrix: row r gives Pr(B_s | value in B_r) proportional to 2^-(|r - s| + 1).
 
-    seed 000 §4.2 lost its formula in extraction; this is the distribution as we recall it from
+    Nin, Herranz & Torra (2008, rank swapping) §4.2 lost its formula in extraction; this is the distribution as we recall it from
     Nin, Herranz & Torra (2008), Pr(B_s) = (1 / 2^(|r-s|+1)) / sum_k 1 / 2^(|r-k|+1) (the same as
     the brief's fallback 1/2^|r-s|), which halves the probability at each bucket step.
     """
@@ -396,7 +396,7 @@ def bucket_probabilities(buckets: int) -> np.ndarray:
 
 
 def pbuckets_partners(n: int, buckets: int, rng: np.random.Generator) -> np.ndarray:
-    """Rank swapping p-buckets on sorted positions (seed 000 §4.2).
+    """Rank swapping p-buckets on sorted positions (Nin, Herranz & Torra (2008, rank swapping) §4.2).
 
     For each still-unswapped position i, in bucket B_r, a bucket B_s is drawn from
     :func:`bucket_probabilities`; the partner is uniform among the still-unswapped positions of
@@ -430,7 +430,7 @@ def _per_column(x: np.ndarray, make_partner) -> np.ndarray:
           family="swapping", randomised=True)
 def rankswap(x: np.ndarray, rng: np.random.Generator, *, p: float, rounding: str = "floor",
              variant: str = RANKSWAP_DEFAULT) -> np.ndarray:
-    """Standard rank swapping with swap range p % of n (seed 000 §2.3, seed 002 §2.1, seed 003 §4);
+    """Standard rank swapping with swap range p % of n (Nin, Herranz & Torra (2008, rank swapping) §2.3, Nin, Herranz & Torra (2007) §2.1, Muralidhar & Domingo-Ferrer (2016) §4);
     ``variant`` selects the partner rule of :func:`rankswap_partners`."""
     n = x.shape[0]
     P = rank_distance(p, n, rounding)
@@ -444,7 +444,7 @@ def rankswap(x: np.ndarray, rng: np.random.Generator, *, p: float, rounding: str
           family="swapping", randomised=True)
 def rankswap_pdist(x: np.ndarray, rng: np.random.Generator, *, p: float, rounding: str = "floor",
                    variant: str = "distance") -> np.ndarray:
-    """Rank swapping p-distribution, max distance ~ N(P/2, P/2) (seed 000 §4.1, seed 003 §4)."""
+    """Rank swapping p-distribution, max distance ~ N(P/2, P/2) (Nin, Herranz & Torra (2008, rank swapping) §4.1, Muralidhar & Domingo-Ferrer (2016) §4)."""
     n = x.shape[0]
     P = rank_distance(p, n, rounding)
     mode = _PDIST_MODE[variant]
@@ -454,7 +454,7 @@ def rankswap_pdist(x: np.ndarray, rng: np.random.Generator, *, p: float, roundin
 @register("rankswap_pbuckets", Param("buckets", "int", low=2, doc="number of buckets, 2 <= buckets <= n"),
           family="swapping", randomised=True)
 def rankswap_pbuckets(x: np.ndarray, rng: np.random.Generator, *, buckets: int) -> np.ndarray:
-    """Rank swapping p-buckets, bucket chosen with Pr ~ 2^-|r-s| (seed 000 §4.2)."""
+    """Rank swapping p-buckets, bucket chosen with Pr ~ 2^-|r-s| (Nin, Herranz & Torra (2008, rank swapping) §4.2)."""
     n = x.shape[0]
     if buckets > n:
         raise ValueError(f"rankswap_pbuckets: parameter buckets must be an integer in [2, {n}] (n records), got {buckets}")

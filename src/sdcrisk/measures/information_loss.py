@@ -1,13 +1,13 @@
 """Information loss IL of the score framework (Domingo-Ferrer & Torra 2001, "A quantitative
-comparison of disclosure control methods for microdata"; seed 000 §2.2, seed 001 §2.3, seed 002 §3).
+comparison of disclosure control methods for microdata"; Nin, Herranz & Torra (2008, rank swapping) §2.2, Nin, Herranz & Torra (2008, multivariate microaggregation) §2.3, Nin, Herranz & Torra (2007) §3).
 
 ``IL = 100 * 0.2 * (IL1 + IL2 + IL3 + IL4 + IL5)`` with, for the original file X and masked X':
 
-* IL1 - X vs X' (seed 002: "mean variation"; seeds 000/001: "mean absolute error");
+* IL1 - X vs X' (Nin, Herranz & Torra (2007): "mean variation"; Nin, Herranz & Torra (2008, rank swapping); Nin, Herranz & Torra (2008, multivariate microaggregation): "mean absolute error");
 * IL2 - mean variation of the attribute means;
 * IL3 - mean variation of the covariance matrices V, V';
 * IL4 - mean variation of the variances S = diag(V), S';
-* IL5 - mean absolute error of the correlation matrices R, R' (seed 001: "mean variation").
+* IL5 - mean absolute error of the correlation matrices R, R' (Nin, Herranz & Torra (2008, multivariate microaggregation): "mean variation").
 
 The "mean variation" of a vector/matrix ``a`` (original) against ``b`` (masked) is the mean of
 ``|a - b| / |a|`` over its entries. The papers leave open: the exact IL1 (``il1``), what to do
@@ -136,7 +136,7 @@ def il_components(original, masked, *, il1: str = DEFAULTS["il1"], zero: str = D
 
 
 def information_loss(original, masked, **options) -> float:
-    """``IL = 100 * 0.2 * (IL1 + ... + IL5)`` (seed 000 §2.2); options as in :func:`il_components`."""
+    """``IL = 100 * 0.2 * (IL1 + ... + IL5)`` (Nin, Herranz & Torra (2008, rank swapping) §2.2); options as in :func:`il_components`."""
     return float(100.0 * 0.2 * il_components(original, masked, **options).sum())
 
 

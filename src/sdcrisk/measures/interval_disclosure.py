@@ -1,4 +1,4 @@
-"""Interval disclosure ID (seed 002 §3: "the average percentage of original values falling into
+"""Interval disclosure ID (Nin, Herranz & Torra (2007) §3: "the average percentage of original values falling into
 the intervals around their corresponding masked values"; Domingo-Ferrer, Mateo-Sanz & Torra 2001;
 Domingo-Ferrer & Torra 2001).
 

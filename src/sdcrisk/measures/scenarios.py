@@ -1,10 +1,10 @@
 """Known-attribute scenarios the papers average their linkage risks over.
 
-Seed 002 §3: DLD, PLD and ID "are computed over the number of attributes that the intruder is
+Nin, Herranz & Torra (2007) §3: DLD, PLD and ID "are computed over the number of attributes that the intruder is
 assumed to know that, in our case, ranges from one to half of the attributes"; the calibration
-(CALIBRATION-NOTES 3) found the *first* j attributes, j = 1 .. ceil(m/2), close to seed 002
+(REPLICATION.md) found the *first* j attributes, j = 1 .. ceil(m/2), close to Nin, Herranz & Torra (2007)
 Tables 7/8. For block-wise masking (MDAV / projected microaggregation on blocks of v attributes,
-seed 001 §3.1, seed 002 Table 9) the intruder knows the first j *groups of variables*,
+Nin, Herranz & Torra (2008, multivariate microaggregation) §3.1, Nin, Herranz & Torra (2007) Table 9) the intruder knows the first j *groups of variables*,
 j = 2 .. number of blocks.
 """
 
@@ -26,8 +26,8 @@ def known_scenarios(m: int, rule: str = "first_j", j_min: int = 1, j_max: int | 
     """Column-index arrays of the attributes the intruder knows, one per scenario.
 
     ``j`` runs from ``j_min`` to ``j_max`` (default ``ceil(m/2)``, "half of the attributes").
-    ``"first_j"``: the first j attributes (one scenario per j; the default, seed 002 §3 read
-    with CALIBRATION-NOTES 3). ``"all_subsets"``: every j-subset of the m attributes.
+    ``"first_j"``: the first j attributes (one scenario per j; the default, Nin, Herranz & Torra (2007) §3 read
+    with REPLICATION.md). ``"all_subsets"``: every j-subset of the m attributes.
     ``"sampled_subsets"``: ``per_size`` distinct j-subsets drawn with ``rng`` (all of them when
     there are fewer). Scenarios are ordered by j.
     """
@@ -58,7 +58,7 @@ def known_scenarios(m: int, rule: str = "first_j", j_min: int = 1, j_max: int | 
 
 def known_block_scenarios(n_blocks: int, first: int = 2, last: int | None = None) -> list[np.ndarray]:
     """Block-index arrays: the first j groups of variables, j = ``first`` .. ``last`` (default
-    all blocks) - seed 002 Table 9 ("2 GV" .. ), seed 001 §3.1 ("from 2 to the total number")."""
+    all blocks) - Nin, Herranz & Torra (2007) Table 9 ("2 GV" .. ), Nin, Herranz & Torra (2008, multivariate microaggregation) §3.1 ("from 2 to the total number")."""
     n_blocks = check_int("n_blocks", n_blocks, 1)
     last = n_blocks if last is None else check_int("last", last, 1, n_blocks)
     first = check_int("first", first, 1, last)

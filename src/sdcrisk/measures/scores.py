@@ -1,19 +1,19 @@
 """Scores: the trade-off between information loss IL and disclosure risk DR (all in percent).
 
-The standard score (Domingo-Ferrer & Torra 2001; seed 000 §2.2, seed 001 §2.3, seed 002 §3):
+The standard score (Domingo-Ferrer & Torra 2001; Nin, Herranz & Torra (2008, rank swapping) §2.2, Nin, Herranz & Torra (2008, multivariate microaggregation) §2.3, Nin, Herranz & Torra (2007) §3):
 ``DR = 0.25 DLD + 0.25 PLD + 0.5 ID`` and ``score = 0.5 IL + 0.5 DR``. The papers' variants
 replace the linkage half of DR:
 
-* seed 002 §4 Score1 = ``0.5 IL + 0.125 DLD + 0.125 PLD + 0.25 ID`` (the standard score) and
+* Nin, Herranz & Torra (2007) §4 Score1 = ``0.5 IL + 0.125 DLD + 0.125 PLD + 0.25 ID`` (the standard score) and
   Score2 = ``0.5 IL + 0.25 (DLD + PLD + LLD)/3 + 0.25 ID`` (with location linkage LLD);
-* seed 000 §5.3: ``DR = 0.166 RSLD + 0.166 DLD + 0.166 PLD + 0.5 ID`` (rank-swapping linkage);
+* Nin, Herranz & Torra (2008, rank swapping) §5.3: ``DR = 0.166 RSLD + 0.166 DLD + 0.166 PLD + 0.5 ID`` (rank-swapping linkage);
   the printed weight 0.166 is kept as ``rsld_weight="paper"``; ``"exact"`` uses 1/6 (the intended
   equal split of the linkage half); the two differ by ``0.0007 * (RSLD + DLD + PLD) <= 0.2``;
-* seed 001 §4.2 ScoreNew: DR "again" the average of ID and the record-linkage risk, the latter now
+* Nin, Herranz & Torra (2008, multivariate microaggregation) §4.2 ScoreNew: DR "again" the average of ID and the record-linkage risk, the latter now
   averaging DLD, PLD and ProLD, where ProLD is the larger of the projected linkage rates with PCP
   and with Zscores ("the maximum is obtained by using PCP ... / Zscores"):
   ``DR = 0.5 ID + 0.5 (DLD + PLD + ProLD)/3``;
-* seed 001 §4.2 ScoreMax: the intruder uses the best attack, linkage risk
+* Nin, Herranz & Torra (2008, multivariate microaggregation) §4.2 ScoreMax: the intruder uses the best attack, linkage risk
   ``max(DLD, PLD, ProLD)``: ``DR = 0.5 ID + 0.5 max(DLD, PLD, ProLD)``.
 """
 
@@ -37,7 +37,7 @@ def _named(**values):
 
 
 def score(il, dr):
-    """``0.5 IL + 0.5 DR`` (seed 000 §2.2)."""
+    """``0.5 IL + 0.5 DR`` (Nin, Herranz & Torra (2008, rank swapping) §2.2)."""
     return 0.5 * _pct("il", il) + 0.5 * _pct("dr", dr)
 
 
@@ -58,7 +58,7 @@ def disclosure_risk(id_, *linkage, combine: str = "mean"):
 
 
 def dr_standard(dld, pld, id_):
-    """``DR = 0.25 DLD + 0.25 PLD + 0.5 ID`` (seed 001 §2.3, seed 002 §3)."""
+    """``DR = 0.25 DLD + 0.25 PLD + 0.5 ID`` (Nin, Herranz & Torra (2008, multivariate microaggregation) §2.3, Nin, Herranz & Torra (2007) §3)."""
     return disclosure_risk(id_, *_named(dld=dld, pld=pld))
 
 
@@ -68,17 +68,17 @@ def score_standard(il, dld, pld, id_):
 
 
 def score1(il, dld, pld, id_):
-    """Seed 002 §4 Score1 = ``0.5 IL + 0.125 DLD + 0.125 PLD + 0.25 ID``."""
+    """Nin, Herranz & Torra (2007) §4 Score1 = ``0.5 IL + 0.125 DLD + 0.125 PLD + 0.25 ID``."""
     return score_standard(il, dld, pld, id_)
 
 
 def score2(il, dld, pld, lld, id_):
-    """Seed 002 §4 Score2 = ``0.5 IL + 0.25 (DLD + PLD + LLD)/3 + 0.25 ID``."""
+    """Nin, Herranz & Torra (2007) §4 Score2 = ``0.5 IL + 0.25 (DLD + PLD + LLD)/3 + 0.25 ID``."""
     return score(il, disclosure_risk(id_, *_named(dld=dld, pld=pld, lld=lld)))
 
 
 def dr_rsld(rsld, dld, pld, id_, rsld_weight: str = "paper"):
-    """Seed 000 §5.3 ``DR = w RSLD + w DLD + w PLD + 0.5 ID``, w = 0.166 (``"paper"``) or 1/6."""
+    """Nin, Herranz & Torra (2008, rank swapping) §5.3 ``DR = w RSLD + w DLD + w PLD + 0.5 ID``, w = 0.166 (``"paper"``) or 1/6."""
     if rsld_weight not in RSLD_WEIGHTS:
         raise ValueError(f"rsld_weight must be one of {', '.join(map(repr, RSLD_WEIGHTS))}, got {rsld_weight!r}")
     w = RSLD_WEIGHTS[rsld_weight]
@@ -86,22 +86,22 @@ def dr_rsld(rsld, dld, pld, id_, rsld_weight: str = "paper"):
 
 
 def score_rsld(il, rsld, dld, pld, id_, rsld_weight: str = "paper"):
-    """Seed 000 §5.3 score ``0.5 IL + 0.5 DR_RSLD``."""
+    """Nin, Herranz & Torra (2008, rank swapping) §5.3 score ``0.5 IL + 0.5 DR_RSLD``."""
     return score(il, dr_rsld(rsld, dld, pld, id_, rsld_weight))
 
 
 def prold(prold_pcp, prold_zscore):
-    """ProLD of seed 001 §4.2: the larger of the projected-linkage rates with PCP and Zscores."""
+    """ProLD of Nin, Herranz & Torra (2008, multivariate microaggregation) §4.2: the larger of the projected-linkage rates with PCP and Zscores."""
     return np.maximum(_pct("prold_pcp", prold_pcp), _pct("prold_zscore", prold_zscore)) * 1.0
 
 
 def score_new(il, dld, pld, prold_, id_):
-    """Seed 001 §4.2 ScoreNew: ``0.5 IL + 0.5 (0.5 ID + 0.5 (DLD + PLD + ProLD)/3)``."""
+    """Nin, Herranz & Torra (2008, multivariate microaggregation) §4.2 ScoreNew: ``0.5 IL + 0.5 (0.5 ID + 0.5 (DLD + PLD + ProLD)/3)``."""
     return score(il, disclosure_risk(id_, *_named(dld=dld, pld=pld, prold=prold_)))
 
 
 def score_max(il, dld, pld, prold_, id_):
-    """Seed 001 §4.2 ScoreMax: ``0.5 IL + 0.5 (0.5 ID + 0.5 max(DLD, PLD, ProLD))``."""
+    """Nin, Herranz & Torra (2008, multivariate microaggregation) §4.2 ScoreMax: ``0.5 IL + 0.5 (0.5 ID + 0.5 max(DLD, PLD, ProLD))``."""
     return score(il, disclosure_risk(id_, *_named(dld=dld, pld=pld, prold=prold_), combine="max"))
 
 

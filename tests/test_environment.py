@@ -16,10 +16,14 @@ def _pins(text: str) -> dict[str, str]:
 
 def test_closure_holds_the_declared_dependencies_and_their_own():
     deps = environment.closure()
-    for name in ("numpy", "scipy", "pandas", "numba", "snakemake", "matplotlib", "papermill"):
+    for name in ("numpy", "scipy", "pandas", "numba", "pyarrow", "matplotlib", "ortools"):
         assert deps[name] == metadata.version(name)
     assert "llvmlite" in deps  # needed by numba, not by sdcrisk directly
-    assert "pytest" not in deps and "pytest" in environment.closure(extras=("test",))
+    # the library alone does not pull in the workflow (Snakemake, papermill, Jupyter, R reader, YAML)
+    assert not {"snakemake", "papermill", "nbconvert", "ipykernel", "pyreadr", "pyyaml"} & set(deps)
+    workflow = environment.closure(extras=("workflow",))
+    assert {"snakemake", "papermill", "nbconvert", "ipykernel", "pyreadr", "pyyaml", "jsonschema"} <= set(workflow)
+    assert "pytest" not in workflow and "pytest" in environment.closure(extras=("test",))
     assert "sdcrisk" not in deps
 
 
@@ -30,14 +34,14 @@ def test_versions_string_names_python_and_each_library():
 
 def test_constraints_pin_every_package_the_project_needs():
     pins = _pins(environment.constraints())
-    assert pins == environment.closure(extras=("test",))
+    assert pins == environment.closure(extras=("workflow", "test"))
 
 
 def test_committed_pins_cover_this_environment_and_the_committed_run():
     """constraints.txt pins every package the project needs here, and is the environment that
     produced the committed tables (tables/environment.json of the paper-scale run)."""
     pins = _pins((ROOT / "constraints.txt").read_text())
-    assert set(environment.closure(extras=("test",))) <= set(pins)
+    assert set(environment.closure(extras=("workflow", "test"))) <= set(pins)
     recorded = json.loads((ROOT / "tables" / "environment.json").read_text())
     assert {k: pins[k] for k in recorded["packages"]} == recorded["packages"]
 

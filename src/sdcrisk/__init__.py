@@ -1,3 +1,48 @@
-"""sdcrisk: reference replication of method-specific record linkage for statistical disclosure control."""
+"""sdcrisk: method-specific record linkage for statistical disclosure control, and the reference
+replication of Nin, Herranz & Torra (2007, 2008), Muralidhar & Domingo-Ferrer (2016) and
+Torra, Stokes et al.
+
+``sdcrisk.assess(original, masked, ...)`` measures the disclosure risk of every attack and the
+information loss of a masked file (:mod:`sdcrisk.assessment`); ``sdcrisk.linkage`` holds the
+attacks, ``sdcrisk.masking`` the masking methods, ``sdcrisk.measures`` IL, ID and the scores.
+"""
+
+import os
+import sys
+from pathlib import Path
 
 __version__ = "0.1.0"
+
+
+def _user_cache_dir() -> Path:
+    """The per-user cache directory (XDG on Linux, ~/Library/Caches on macOS, LOCALAPPDATA on Windows)."""
+    if sys.platform == "win32":
+        base = os.environ.get("LOCALAPPDATA") or Path.home() / "AppData" / "Local"
+    elif sys.platform == "darwin":
+        base = Path.home() / "Library" / "Caches"
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "sdcrisk" / "numba"
+
+
+def _set_numba_cache() -> None:
+    """Compiled kernels go to a user cache directory, not into the (possibly read-only) package;
+    ``NUMBA_CACHE_DIR`` set by the user wins."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return
+    os.environ["NUMBA_CACHE_DIR"] = str(_user_cache_dir())
+    if "numba" in sys.modules:  # imported before sdcrisk: its config was read already
+        sys.modules["numba"].config.CACHE_DIR = os.environ["NUMBA_CACHE_DIR"]
+
+
+_set_numba_cache()
+
+
+def assess(original, masked, **options):
+    """Disclosure risk of every attack and information loss; see :func:`sdcrisk.assessment.assess`."""
+    from .assessment import assess as _assess
+
+    return _assess(original, masked, **options)
+
+
+__all__ = ["assess", "__version__"]

@@ -126,7 +126,7 @@ def validate(cfg: dict, source: str = "config") -> dict:
         _check_option_keywords(options, f"{key}.options", source)
         attacks = options.get("attacks")
         if attacks is not None:
-            from .evaluation import ATTACKS
+            from .attacks import ATTACKS
             if exp["evaluation"] != "attack_matrix":
                 raise ConfigError(f"{source}: {key}.options.attacks: only the attack_matrix evaluation runs "
                                   f"a list of attacks (this experiment's evaluation: {exp['evaluation']!r})")

@@ -3,7 +3,7 @@
 Bit-identical tables need the same code *and* the same libraries (random streams, BLAS sums,
 numba, the pandas/pyarrow writers). The DAG therefore records the environment of its run in
 ``tables/environment.json`` (rule ``environment``), and ``constraints.txt`` pins the versions of the
-committed paper-scale run, so ``pip install -e '.[test]' -c constraints.txt`` recreates it.
+committed paper-scale run, so ``pip install -e '.[workflow,test]' -c constraints.txt`` recreates it.
 Regenerate the pins from an environment with ``python -m sdcrisk.environment constraints``.
 """
 
@@ -66,7 +66,8 @@ def versions(libraries: tuple[str, ...]) -> str:
 def describe() -> dict:
     """The environment of this run: interpreter, platform and every package the project needs."""
     return {"python": platform.python_version(), "implementation": platform.python_implementation(),
-            "machine": platform.machine(), "system": platform.system(), "packages": closure(PROJECT)}
+            "machine": platform.machine(), "system": platform.system(),
+            "packages": closure(PROJECT, ("workflow",))}
 
 
 def write(path, description: dict | None = None) -> None:
@@ -78,10 +79,10 @@ def write(path, description: dict | None = None) -> None:
     atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
-def constraints(extras: tuple[str, ...] = ("test",)) -> str:
+def constraints(extras: tuple[str, ...] = ("workflow", "test")) -> str:
     """A pip constraints file pinning every package the project (with ``extras``) needs."""
     head = [f"# Versions of the committed paper-scale run (Python {python_version()}, {platform.machine()}).",
-            "# Install with: python3 -m pip install -e '.[test]' -c constraints.txt",
+            "# Install with: python3 -m pip install -e '.[workflow,test]' -c constraints.txt",
             "# Regenerate:   python -m sdcrisk.environment constraints > constraints.txt"]
     return "\n".join(head + [f"{name}=={version}" for name, version in closure(PROJECT, extras).items()]) + "\n"
 

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from .config import Cell
+from .attacks import ATTACKS, matrix_attacks, register_attack  # noqa: F401  (register_attack: for plugins)
 from .linkage.distance import dbrl
 from .linkage.location import lrl_mdav, lrl_microaggregation, rank_swap_intervals, rsrl, rsrl_annotated_union
 from .linkage.probabilistic import prl
@@ -231,47 +232,6 @@ def belief_rsrl(x, y, cell: Cell, opts, rng) -> Rows:
                  ("pignistic_entropy", str(c), s["mean_pignistic_entropy"]),
                  ("true_support_pct", str(c), 100.0 * s["fraction_true_positive"])]
     return rows
-
-
-def _half_blocks(m: int, v: int) -> np.ndarray:
-    """The first half of the blocks of v attributes (at least one)."""
-    return np.arange(max(1, len(attribute_blocks(m, v)) // 2))
-
-
-# The attack matrix's attacks: name -> f(x, y, known, v, rng) -> LinkResult, with ``known`` the
-# column indices the intruder knows, ``v`` the masking method's block size (2 where it has none)
-# and ``rng`` a Generator for tie breaks. Plugins add to it with :func:`register_attack`.
-ATTACKS: dict[str, Callable] = {
-    "DBRL": lambda x, y, known, v, rng: dbrl(x, y, known=known),
-    "RBRL-Sum": lambda x, y, known, v, rng: rbrl(x, y, known=known, criterion="sum"),
-    "RBRL-Max": lambda x, y, known, v, rng: rbrl(x, y, known=known, criterion="max"),
-    "PRL": lambda x, y, known, v, rng: prl(x, y, known=known, rng=rng),
-    # RS-RL with p unknown but bounded (Nin, Herranz & Torra (2008, rank swapping) §3, last paragraph: "for example, the 20%")
-    "RS-RL(p<=20%)": lambda x, y, known, v, rng: rsrl(x, y, known=known, p=20.0),
-    "L-RL(MA)": lambda x, y, known, v, rng: lrl_microaggregation(x, y, known=known),
-    "Pro-RL-PCP": lambda x, y, known, v, rng: projected_rl(x, y, _half_blocks(x.shape[1], v), v, projection="pcp"),
-    "Pro-RL-Zscore": lambda x, y, known, v, rng: projected_rl(x, y, _half_blocks(x.shape[1], v), v,
-                                                             projection="zscore"),
-}
-
-
-def register_attack(name: str):
-    """Decorator adding ``f(x, y, known, v, rng) -> LinkResult`` to :data:`ATTACKS` under ``name``,
-    so that a plugin module (config ``plugins:``) can add an attack to the matrix without
-    touching the package; the experiment lists it under ``options.attacks``."""
-
-    def deco(func):
-        if name in ATTACKS:
-            raise ValueError(f"attack {name!r} registered twice")
-        ATTACKS[name] = func
-        return func
-
-    return deco
-
-
-def matrix_attacks(opts) -> list[str]:
-    """The attacks an attack-matrix experiment runs: ``options.attacks``, else every registered one."""
-    return list(opts.get("attacks") or ATTACKS)
 
 
 def attack_matrix(x, y, cell: Cell, opts, rng) -> Rows:

@@ -24,8 +24,8 @@ from pathlib import Path
 from .environment import versions
 
 # Modules whose code decides a cell's numbers; packages count with every module in them.
-COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sdcrisk.evaluation",
-                   "sdcrisk.belief", "sdcrisk.experiments_belief", "sdcrisk.validation")
+COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sdcrisk.attacks", "sdcrisk.evaluation",
+                   "sdcrisk.belief", "sdcrisk.experiments_belief", "sdcrisk.validation", "sdcrisk.resources")
 # Libraries whose versions decide a cell's numbers (random streams, sums, kernels, I/O of tables).
 COMPUTE_LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow", "ortools")
 TABLE_LIBRARIES = ("numpy", "pandas")
@@ -76,7 +76,7 @@ def cell_code(method: str, settings: dict | None = None) -> str:
     (:func:`sdcrisk.config.cell_settings`): the compute modules, the seed derivation
     (:class:`sdcrisk.config.Cell`) and any plugin module defining the method or, for the attack
     matrix, one of the attacks it runs."""
-    from .evaluation import ATTACKS, matrix_attacks
+    from .attacks import ATTACKS, matrix_attacks
     from .masking import get_method
 
     settings = settings or {}

@@ -73,6 +73,7 @@ from scipy.stats import rankdata
 
 from ..resources import check_memory
 from ..validation import check_int, check_real
+from .assignment import assign_max_weight
 from .base import LinkResult, prepare
 
 COINCIDENCE_RULES = ("exact", "rank", "value", "nearest")
@@ -413,40 +414,6 @@ def coincidence_codes(x, y, coincidence: str = "nearest", **rule_params) -> np.n
     for i in range(lo.shape[0]):
         _row_codes(zt, lo, hi, i, out[i])
     return out
-
-
-def assign_max_weight(rows: np.ndarray, cols: np.ndarray, gain: np.ndarray, n: int) -> np.ndarray:
-    """One-to-one assignment of n originals to masked records maximising the total ``gain``.
-
-    Edges ``(rows, cols)`` carry ``gain > 0``; every other pair has gain 0. Solved exactly as a
-    minimum-cost flow (OR-Tools' cost-scaling push-relabel; costs ``-gain`` in integer units of
-    1e-6): source -> original (capacity 1), original -> masked along the edges, masked -> sink
-    (capacity 1), and original -> sink at cost 0 for "no edge left". Originals that take that
-    arc are returned as -1. About ten times faster than scipy's LAPJVsp on the near-tied weights
-    of probabilistic linkage (200,000 records: 5 s against 68 s), with the same optimum.
-    """
-    from ortools.graph.python import min_cost_flow
-
-    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
-    ncol = int(cols.max()) + 1 if cols.size else 0
-    src, snk = n + ncol, n + ncol + 1
-    e = rows.size
-    tails = np.concatenate([np.full(n, src), rows, n + np.arange(ncol), np.arange(n)])
-    heads = np.concatenate([np.arange(n), n + cols, np.full(ncol, snk), np.full(n, snk)])
-    costs = np.zeros(tails.size, dtype=np.int64)
-    costs[n:n + e] = -np.rint(np.asarray(gain, dtype=np.float64) * 1e6).astype(np.int64)
-    flow = min_cost_flow.SimpleMinCostFlow()
-    arcs = flow.add_arcs_with_capacity_and_unit_cost(tails, heads, np.ones(tails.size, dtype=np.int64), costs)
-    supply = np.zeros(n + ncol + 2, dtype=np.int64)
-    supply[src], supply[snk] = n, -n
-    flow.set_nodes_supplies(np.arange(supply.size), supply)
-    status = flow.solve()
-    if status != flow.OPTIMAL:
-        raise RuntimeError(f"prl: the assignment's minimum-cost flow ended with status {status}")
-    used = np.flatnonzero(flow.flows(arcs[n:n + e]) > 0)
-    links = np.full(n, -1, dtype=np.int64)
-    links[rows[used]] = cols[used]
-    return links
 
 
 def prl(original, masked, known=None, coincidence: str = "nearest", *, window: float = 1.0,

@@ -1,0 +1,66 @@
+"""The registry of record-linkage attacks run side by side: by the attack-matrix experiment of
+the DAG and by :func:`sdcrisk.assess` on a custodian's own files.
+
+Every entry is ``f(x, y, known, v, rng) -> LinkResult`` with ``known`` the column indices the
+intruder knows, ``v`` the masking method's block size (2 where it has none; only projected
+linkage uses it) and ``rng`` a ``numpy.random.Generator`` for tie breaks. Plugins add attacks
+with :func:`register_attack`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .linkage.distance import dbrl
+from .linkage.global_distance import gdbrl
+from .linkage.location import lrl_microaggregation, rsrl
+from .linkage.probabilistic import prl
+from .linkage.projected import projected_rl
+from .linkage.rank import rbrl
+from .masking.microaggregation import attribute_blocks
+
+
+def _half_blocks(m: int, v: int) -> np.ndarray:
+    """The first half of the blocks of v attributes (at least one)."""
+    return np.arange(max(1, len(attribute_blocks(m, v)) // 2))
+
+
+ATTACKS: dict[str, Callable] = {
+    "DBRL": lambda x, y, known, v, rng: dbrl(x, y, known=known),
+    "RBRL-Sum": lambda x, y, known, v, rng: rbrl(x, y, known=known, criterion="sum"),
+    "RBRL-Max": lambda x, y, known, v, rng: rbrl(x, y, known=known, criterion="max"),
+    "PRL": lambda x, y, known, v, rng: prl(x, y, known=known, rng=rng),
+    # RS-RL with p unknown but bounded (Nin, Herranz & Torra (2008, rank swapping) §3, last paragraph: "for example, the 20%")
+    "RS-RL(p<=20%)": lambda x, y, known, v, rng: rsrl(x, y, known=known, p=20.0),
+    "L-RL(MA)": lambda x, y, known, v, rng: lrl_microaggregation(x, y, known=known),
+    "Pro-RL-PCP": lambda x, y, known, v, rng: projected_rl(x, y, _half_blocks(x.shape[1], v), v, projection="pcp"),
+    "Pro-RL-Zscore": lambda x, y, known, v, rng: projected_rl(x, y, _half_blocks(x.shape[1], v), v,
+                                                             projection="zscore"),
+    # Herranz, Nin, Rodríguez & Tassa (2015): one-to-one assignment of minimum total distance
+    "GDBRL": lambda x, y, known, v, rng: gdbrl(x, y, known=known),
+}
+
+# The attacks that take the intruder's known attributes as given (the projected attacks choose
+# their own blocks of v attributes): the ones :func:`sdcrisk.assess` runs on a custodian's files.
+KNOWN_ATTRIBUTE_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "RS-RL(p<=20%)", "L-RL(MA)", "GDBRL")
+
+
+def register_attack(name: str):
+    """Decorator adding ``f(x, y, known, v, rng) -> LinkResult`` to :data:`ATTACKS` under ``name``,
+    so that a plugin module (config ``plugins:``) can add an attack to the matrix without
+    touching the package; the experiment lists it under ``options.attacks``."""
+
+    def deco(func):
+        if name in ATTACKS:
+            raise ValueError(f"attack {name!r} registered twice")
+        ATTACKS[name] = func
+        return func
+
+    return deco
+
+
+def matrix_attacks(opts) -> list[str]:
+    """The attacks an attack-matrix experiment runs: ``options.attacks``, else every registered one."""
+    return list(opts.get("attacks") or ATTACKS)

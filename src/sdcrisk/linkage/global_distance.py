@@ -1,0 +1,100 @@
+"""Global distance-based record linkage (GDBRL; Herranz, Nin, Rodríguez & Tassa 2015,
+"Revisiting distance-based record linkage for privacy-preserving release of statistical
+datasets", Data & Knowledge Engineering 100).
+
+DBRL links every original record to its nearest masked record independently, so several
+originals may share one masked record. GDBRL instead chooses the one-to-one assignment of
+original to masked records that minimises the *total* distance, an assignment problem: a
+masked record can be the correct partner of one original only, and the global optimum uses
+that. Distances are those of :func:`sdcrisk.linkage.dbrl` (each file standardised by its own
+mean and sd, Euclidean or Mahalanobis), not squared: the total of Euclidean distances
+(``cost="euclidean"``, the default) or of squared distances (``cost="sqeuclidean"``).
+
+``method="exact"`` solves the dense n x n problem with scipy's ``linear_sum_assignment`` (n^2
+doubles, checked against the memory limit). ``method="sparse"`` keeps each original's
+``candidates`` nearest masked records (scipy's k-d tree, exact k-nearest neighbours) and solves
+the assignment on that graph as a minimum-cost flow (:func:`.assignment.assign_min_cost`): as
+many links as the graph allows, then minimum total distance. The originals the graph cannot
+match (``info["unmatched"]``, typically a few per thousand) are then assigned to the masked
+records left over, again by minimum total distance. The result is a complete one-to-one
+assignment; it equals the exact optimum whenever that optimum uses only candidate edges and no
+record was left over (measured against the exact solver in ``tests/test_global_distance.py``
+and ``docs/benchmarks.md``). ``"auto"`` takes the exact solver up to :data:`EXACT_MAX` records.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..resources import check_memory
+from ..validation import check_int
+from .assignment import assign_min_cost
+from .base import LinkResult, prepare
+from .distance import _prepared
+
+METHODS = ("auto", "exact", "sparse")
+COSTS = ("euclidean", "sqeuclidean")
+EXACT_MAX = 10_000  # "auto": dense assignment up to this many records (an 800 MB cost matrix)
+CANDIDATES = 10
+
+
+def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardise: str = "own",
+          cost: str = "euclidean", method: str = "auto", candidates: int = CANDIDATES) -> LinkResult:
+    """Global one-to-one distance-based linkage (module docstring). ``score`` holds each link's
+    distance (squared for ``cost="sqeuclidean"``); ``info`` the solver used, the total cost and,
+    for the sparse solver, the candidates per record and the number of unmatched originals."""
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
+    if cost not in COSTS:
+        raise ValueError(f"cost must be one of {list(COSTS)}, got {cost!r}")
+    x, y = prepare(original, masked, known)
+    xs, ys = _prepared(x, y, metric, standardise)
+    n = xs.shape[0]
+    if method == "auto":
+        method = "exact" if n <= EXACT_MAX else "sparse"
+    if method == "exact":
+        from scipy.optimize import linear_sum_assignment
+        from scipy.spatial.distance import cdist
+
+        check_memory(f"gdbrl: the exact {n} x {n} cost matrix", 2 * 8.0 * n * n,
+                     "use method='sparse' for large files")
+        d = cdist(xs, ys, "sqeuclidean" if cost == "sqeuclidean" else "euclidean")
+        rows, links = linear_sum_assignment(d)
+        score = d[rows, links]
+        info = {"solver": "exact", "total_cost": float(score.sum())}
+        return LinkResult(links=links.astype(np.int64), score=score, info=info)
+    from scipy.spatial import cKDTree
+
+    k = min(check_int("candidates", candidates, 1), ys.shape[0])
+    check_memory(f"gdbrl: the {n} x {k} candidate graph", 64.0 * n * k, "lower candidates")
+    dist, idx = cKDTree(ys).query(xs, k=k)
+    dist, idx = dist.reshape(n, k), idx.reshape(n, k)
+    if cost == "sqeuclidean":
+        dist = dist**2
+    rows = np.repeat(np.arange(n, dtype=np.int64), k)
+    links = assign_min_cost(rows, idx.ravel(), dist.ravel(), n)
+    unmatched = int((links < 0).sum())
+    if unmatched:  # pair the originals the graph could not match with the masked records left over
+        links = _complete(xs, ys, links, cost)
+    score = _distances(xs, ys, links, cost)
+    info = {"solver": "sparse", "candidates": k, "unmatched": unmatched, "total_cost": float(score.sum())}
+    return LinkResult(links=links, score=score, info=info)
+
+
+def _distances(xs, ys, links, cost):
+    d2 = ((xs - ys[links]) ** 2).sum(axis=1)
+    return d2 if cost == "sqeuclidean" else np.sqrt(d2)
+
+
+def _complete(xs, ys, links, cost):
+    """Assign the originals left unmatched by the candidate graph to the unused masked records,
+    exactly (dense) when they are few, else again on their nearest candidates."""
+    free_rows = np.flatnonzero(links < 0)
+    used = np.zeros(ys.shape[0], dtype=bool)
+    used[links[links >= 0]] = True
+    free_cols = np.flatnonzero(~used)
+    sub = gdbrl(xs[free_rows], ys[free_cols], standardise="none", cost=cost,
+                method="exact" if free_rows.size <= EXACT_MAX else "sparse", candidates=CANDIDATES)
+    out = links.copy()
+    out[free_rows] = free_cols[sub.links]
+    return out

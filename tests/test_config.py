@@ -36,7 +36,7 @@ def test_quick_has_the_same_tables_and_figures():
     (lambda c: c["experiments"]["nin2007_mdav"]["options"].update({"scenario": "2..all"}), "nin2007_mdav.options"),
     (lambda c: c["experiments"]["nin2007_mdav"]["options"].update({"prl": {"coincidenc": "exact"}}), "nin2007_mdav.options.prl.coincidenc"),
     (lambda c: c["experiments"]["nin2007_mdav"]["options"].update({"il": {"zeros": "skip"}}), "nin2007_mdav.options.il.zeros"),
-    (lambda c: c["experiments"]["attack_matrix"]["options"]["attacks"].append("NoSuchRL"), "attack_matrix.options.attacks[8]"),
+    (lambda c: c["experiments"]["attack_matrix"]["options"]["attacks"].append("NoSuchRL"), "attack_matrix.options.attacks[9]"),
     (lambda c: c["experiments"]["attack_matrix"]["options"].update({"attacks": []}), "attack_matrix.options.attacks"),
     (lambda c: c["experiments"]["nin2007_mdav"]["options"].update({"attacks": ["DBRL"]}), "nin2007_mdav.options.attacks"),
     (lambda c: c["datasets"]["census"].pop("object"), "datasets.census: an R data file needs object"),

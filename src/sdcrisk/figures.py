@@ -14,15 +14,13 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .data import atomic_write  # noqa: E402
+from .measures import units  # noqa: E402
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
              "#999999", "#882255", "#44AA99"]
 MARKERS = "osD^v<>pXh*"
 PUBLISHED = Path(__file__).resolve().parents[2] / "published" / "published_values.csv"
-UNITS = {"RSRL_pct": "% of records", "DLD": "% of records", "PLD": "% of records", "ProLD_PCP": "% of records",
-         "ProLD_Zscore": "% of records", "IL": "information loss, 0-100", "DR_RSLD": "disclosure risk, 0-100",
-         "DBRL": "% correctly linked", "RBRL-Sum": "% correctly linked", "RBRL-Max": "% correctly linked",
-         "LLD_count": "records correctly linked"}
+UNITS = units.LABELS
 
 
 def _as_list(v):

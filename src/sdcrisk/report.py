@@ -83,7 +83,7 @@ def _png(fig) -> str:
 
 def risk_utility_map(results: pd.DataFrame):
     """IL (x) against % correctly linked (y): one marker per attack and masked file, at the
-    scenario with the most known attributes; the highest risk of each file joined by a line."""
+    scenario with the most known attributes; each file named at its highest risk."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -101,7 +101,6 @@ def risk_utility_map(results: pd.DataFrame):
         ax.scatter(il.reindex(r.masked).to_numpy(), r.percent, marker=markers[a % len(markers)],
                    color=cmap(a % 10), label=name, s=40, alpha=0.85)
     top = headline(results)
-    ax.plot(top.IL, top.max_linked_percent, color="grey", lw=0.8, zorder=0)
     for t in top.itertuples():
         ax.annotate(Path(str(t.masked)).name, (t.IL, t.max_linked_percent), textcoords="offset points",
                     xytext=(4, 4), fontsize=7)
@@ -142,7 +141,7 @@ def attack_chart(results: pd.DataFrame):
     ax.set_xlabel("% of original records correctly linked (ID: % of values inside the interval)")
     ax.set_title("Disclosure risk per attack")
     if len(files) > 1:
-        ax.legend(title="masked file", fontsize=7, title_fontsize=8, loc="lower right")
+        ax.legend(title="masked file", fontsize=7, title_fontsize=8, bbox_to_anchor=(1.02, 1), loc="upper left")
     return fig
 
 

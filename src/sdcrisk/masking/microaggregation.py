@@ -319,7 +319,7 @@ def mdav_groups(block: np.ndarray, k: int, scale: str = "z", method: str = "tree
 
 @register("mdav", _V, _K,
           Param("scale", "choice", choices=MDAV_SCALES, default="z",
-                doc="distances on z-scores (mu-ARGUS) or on raw values (seed 001 Algorithm 1)"),
+                doc="distances on z-scores (mu-ARGUS) or on raw values (Nin, Herranz & Torra (2008, multivariate microaggregation) Algorithm 1)"),
           family="microaggregation", randomised=False)
 def mdav(x: np.ndarray, rng, *, v: int, k: int, scale: str = "z") -> np.ndarray:
     """MDAV on blocks of v attributes, "Mic{v}-{k}" (Nin, Herranz & Torra (2008, multivariate microaggregation) Algorithm 1, Nin, Herranz & Torra (2007) §2.3);

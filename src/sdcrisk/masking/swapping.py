@@ -440,7 +440,7 @@ def rankswap(x: np.ndarray, rng: np.random.Generator, *, p: float, rounding: str
 
 @register("rankswap_pdist", _P, _ROUNDING,
           Param("variant", "choice", choices=PDIST_VARIANTS, default="distance",
-                doc="reading of seed 000 §4.1, see pdist_partners"),
+                doc="reading of Nin, Herranz & Torra (2008, rank swapping) §4.1, see pdist_partners"),
           family="swapping", randomised=True)
 def rankswap_pdist(x: np.ndarray, rng: np.random.Generator, *, p: float, rounding: str = "floor",
                    variant: str = "distance") -> np.ndarray:

@@ -1,0 +1,52 @@
+"""Units and ranges of every measure the project reports, asserted by the tests.
+
+Percentages of records or values lie in [0, 100]. Information loss IL (and so the scores that
+average it with a risk) is a mean *relative* error in percent: 0 means no loss, and it is not
+bounded by 100 (IL1..IL4 divide by original values, which may be small). Counts are numbers of
+records; belief measures are in bits.
+"""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+
+ATTACK_PERCENT = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "RS-RL(p<=20%)", "L-RL(MA)", "Pro-RL-PCP",
+                  "Pro-RL-Zscore", "GDBRL")
+PERCENT = frozenset(ATTACK_PERCENT + ("DLD", "PLD", "LLD", "RSLD", "RSRL_pct", "ProLD_PCP", "ProLD_Zscore",
+                                      "ID", "DR_RSLD", "true_support_pct"))
+UNBOUNDED_PERCENT = frozenset(("IL", "IL1", "IL2", "IL3", "IL4", "IL5", "Score", "Score1", "Score2", "ScoreNew",
+                               "ScoreMax", "Score_RSLD"))
+COUNTS = frozenset(("DBRL_count", "LLD_count", "RSRL_annotated_union_count", "RSRL_annotated_union_half_count"))
+BITS = frozenset(("nonspecificity", "pignistic_entropy"))
+
+LABELS = {**{m: "% correctly linked" for m in ATTACK_PERCENT},
+          **{m: "% of records" for m in ("DLD", "PLD", "LLD", "RSLD", "RSRL_pct", "ProLD_PCP", "ProLD_Zscore")},
+          "ID": "% of values in their interval", "DR_RSLD": "disclosure risk, %",
+          "IL": "information loss, % (mean relative error; may exceed 100)",
+          **{m: "score, % (mean of IL and DR)" for m in UNBOUNDED_PERCENT - {"IL", "IL1", "IL2", "IL3", "IL4", "IL5"}},
+          **{m: "records correctly linked" for m in COUNTS}}
+
+
+def label(measure: str) -> str:
+    """The axis label of ``measure`` ("" when it has none)."""
+    return LABELS.get(measure, "")
+
+
+def out_of_range(measure: str, value: float) -> bool:
+    """Whether ``value`` lies outside the range of ``measure`` (see module docstring); a measure
+    of unknown unit is out of range, so a new measure must declare its unit here."""
+    if isinstance(value, float) and math.isnan(value):
+        return False
+    if measure in PERCENT:
+        return not 0.0 <= value <= 100.0
+    if measure in UNBOUNDED_PERCENT or measure in COUNTS or measure in BITS or measure.endswith("_unconverged"):
+        return not value >= 0.0
+    return True
+
+
+def range_violations(rows: pd.DataFrame, value: str = "mean") -> pd.DataFrame:
+    """The rows of a table with ``measure`` and ``value`` columns whose value is out of range."""
+    bad = [out_of_range(m, float(v)) for m, v in zip(rows["measure"], rows[value])]
+    return rows[bad]

@@ -1,0 +1,82 @@
+"""Global distance-based record linkage (Herranz, Nin, Rodríguez & Tassa 2015): the exact
+solver against a brute force over every permutation, the sparse solver against the exact one,
+and its input checks."""
+
+from itertools import permutations
+
+import numpy as np
+import pytest
+
+from sdcrisk.linkage import dbrl, gdbrl
+from sdcrisk.linkage.assignment import assign_min_cost
+from sdcrisk.linkage.distance import standardise
+from sdcrisk.resources import MemoryLimitError
+
+
+def _files(n, m=3, noise=0.5, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, m))
+    return x, x + rng.normal(scale=noise, size=x.shape)
+
+
+def _total(xs, ys, links, power):
+    return float((np.sqrt(((xs - ys[links]) ** 2).sum(axis=1)) ** power).sum())
+
+
+@pytest.mark.parametrize("cost,power", [("euclidean", 1), ("sqeuclidean", 2)])
+def test_exact_is_the_minimum_over_every_permutation(cost, power):
+    x, y = _files(7, seed=3)
+    xs, ys = standardise(x, y)
+    best = min(_total(xs, ys, np.array(p), power) for p in permutations(range(7)))
+    res = gdbrl(x, y, cost=cost, method="exact")
+    assert sorted(res.links) == list(range(7))
+    assert _total(xs, ys, res.links, power) == pytest.approx(best, rel=1e-12)
+    assert res.info["total_cost"] == pytest.approx(best, rel=1e-12)
+
+
+def test_sparse_with_every_candidate_reaches_the_exact_optimum():
+    x, y = _files(300, seed=1)
+    exact = gdbrl(x, y, method="exact")
+    sparse = gdbrl(x, y, method="sparse", candidates=300)
+    assert sparse.info["unmatched"] == 0
+    assert sparse.info["total_cost"] == pytest.approx(exact.info["total_cost"], rel=1e-7)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10])
+def test_sparse_is_a_complete_one_to_one_assignment(k):
+    x, y = _files(500, noise=1.0, seed=2)
+    res = gdbrl(x, y, method="sparse", candidates=k)
+    assert np.array_equal(np.sort(res.links), np.arange(500))
+    exact = gdbrl(x, y, method="exact")
+    assert res.info["total_cost"] >= exact.info["total_cost"] * (1 - 1e-9)
+
+
+def test_unmasked_file_links_every_record():
+    x, _ = _files(400, seed=5)
+    assert gdbrl(x, x).percent_correct == 100.0
+    assert gdbrl(x, x, method="sparse").percent_correct == 100.0
+
+
+def test_links_are_one_to_one_unlike_dbrl():
+    x, y = _files(400, noise=1.5, seed=5)
+    assert np.unique(gdbrl(x, y).links).size == 400
+    assert np.unique(dbrl(x, y).links).size < 400  # nearest neighbours collide on noisy data
+
+
+def test_min_cost_assignment_keeps_as_many_links_as_possible():
+    # original 0 can take masked 0 or 1, original 1 only masked 0: both must be linked
+    links = assign_min_cost(np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([0.0, 5.0, 1.0]), 2)
+    assert links.tolist() == [1, 0]
+
+
+def test_bad_arguments_are_named(monkeypatch):
+    x, y = _files(50)
+    with pytest.raises(ValueError, match="method must be one of"):
+        gdbrl(x, y, method="hungarian")
+    with pytest.raises(ValueError, match="cost must be one of"):
+        gdbrl(x, y, cost="manhattan")
+    with pytest.raises(ValueError, match="candidates must be an integer"):
+        gdbrl(x, y, method="sparse", candidates=0)
+    monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "10K")
+    with pytest.raises(MemoryLimitError, match="exact 50 x 50 cost matrix"):
+        gdbrl(x, y, method="exact")

@@ -97,6 +97,11 @@ def _numeric(table: pd.DataFrame, name: str, columns: Sequence[str], *, allow_co
     return x
 
 
+def _show(value) -> str:
+    """A value as the user wrote it (numpy scalars as plain Python values)."""
+    return repr(value.item() if hasattr(value, "item") else value)
+
+
 def _ids(table: pd.DataFrame, name: str, id: str) -> pd.Series:
     if id not in table.columns:
         raise AssessError(f"{name}: has no id column {id!r}; its columns are {list(table.columns)}")
@@ -105,7 +110,7 @@ def _ids(table: pd.DataFrame, name: str, id: str) -> pd.Series:
         raise AssessError(f"{name}: id column {id!r} has {int(ids.isna().sum())} missing value(s)")
     dup = ids[ids.duplicated()]
     if len(dup):
-        raise AssessError(f"{name}: id column {id!r} has {dup.size} duplicated value(s), e.g. {dup.iloc[0]!r}; "
+        raise AssessError(f"{name}: id column {id!r} has {dup.size} duplicated value(s), e.g. {_show(dup.iloc[0])}; "
                           "every record needs its own id")
     return ids
 
@@ -141,7 +146,7 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
         missing = ~ids_o.isin(set(ids_m))
         if missing.any():
             raise AssessError(f"{nm}: {int(missing.sum())} id(s) of {no} have no masked record, "
-                              f"e.g. {ids_o[missing].iloc[0]!r} (id column {id!r})")
+                              f"e.g. {_show(ids_o[missing].iloc[0])} (id column {id!r})")
         masked = masked.set_index(id).loc[ids_o.to_numpy()].reset_index()
         pairing = f"id column {id!r}"
     else:

@@ -67,7 +67,7 @@ def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardis
 
     k = min(check_int("candidates", candidates, 1), ys.shape[0])
     check_memory(f"gdbrl: the {n} x {k} candidate graph", 64.0 * n * k, "lower candidates")
-    dist, idx = cKDTree(ys).query(xs, k=k)
+    dist, idx = cKDTree(ys).query(xs, k=k, workers=-1)  # exact k nearest; every core, same result
     dist, idx = dist.reshape(n, k), idx.reshape(n, k)
     if cost == "sqeuclidean":
         dist = dist**2

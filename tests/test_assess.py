@@ -198,6 +198,7 @@ BAD_INPUTS = {
     "bad scenarios": (GOOD, GOOD, ["--scenarios", "1-3"], "scenarios: '1-3'; expected 'lo..hi'"),
     "scenarios out of range": (GOOD, GOOD, ["--scenarios", "2..9"], "gives no scenario for 3 attributes"),
     "empty id name": (GOOD, GOOD, ["--id", " "], "--id: empty column name"),
+    "overflowing values": (GOOD, "a,b,c\n1,2,3\n4,5e200,7\n2,9,1\n", [], "masked.csv: column 'b' has values up to 5e+200"),
 }
 
 

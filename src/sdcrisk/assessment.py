@@ -37,6 +37,7 @@ from .linkage.probabilistic import ConvergenceWarning
 from .measures.information_loss import il_components
 from .measures.interval_disclosure import interval_disclosure_by_attribute
 from .resources import MemoryLimitError
+from .validation import check_magnitude
 
 COLUMNS = ["measure", "kind", "scenario", "known", "n_known", "n", "linked", "percent", "seconds", "note"]
 RISK, LOSS = "disclosure risk", "information loss"
@@ -88,6 +89,10 @@ def _numeric(table: pd.DataFrame, name: str, columns: Sequence[str], *, allow_co
         rows = np.flatnonzero(bad[:, j])
         raise AssessError(f"{name}: column {columns[j]!r} has {rows.size} missing or non-finite value(s) "
                           f"(first in record {rows[0] + 1}); expected finite numbers")
+    try:
+        check_magnitude(x, name, columns)
+    except ValueError as exc:
+        raise AssessError(str(exc)) from None
     if not allow_constant:
         constant = np.all(x == x[0], axis=0)
         if constant.any():

@@ -52,13 +52,44 @@ def _fmt(v) -> str:
     return f"{v:g}" if isinstance(v, float) else str(v)
 
 
+class _StrictLoader(yaml.SafeLoader):
+    """A YAML loader that refuses a key given twice in one mapping (plain YAML keeps the last)."""
+
+
+def _no_duplicate_keys(loader: _StrictLoader, node: yaml.MappingNode, deep: bool = False) -> dict:
+    seen: dict = {}
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node, deep=deep)
+        if key in seen:
+            raise ConfigError(f"{loader.name}: line {key_node.start_mark.line + 1}: key {key!r} given twice "
+                              f"in one mapping (first on line {seen[key] + 1}); YAML would keep only the last")
+        seen[key] = key_node.start_mark.line
+    return loader.construct_mapping(node, deep=deep)
+
+
+_StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _no_duplicate_keys)
+
+
+def read_yaml(path: str | os.PathLike):
+    """Parse a YAML file, refusing duplicate keys (:class:`ConfigError` naming file and line)."""
+    path = Path(path)
+    loader = _StrictLoader(path.read_text())
+    loader.name = str(path)
+    try:
+        return loader.get_single_data()
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+    finally:
+        loader.dispose()
+
+
 def load(path: str | os.PathLike, datasets_path: str | os.PathLike | None = None) -> dict:
     """Read a config file and merge in the data-set definitions (config/datasets.yaml)."""
     path = Path(path)
-    cfg = yaml.safe_load(path.read_text()) or {}
+    cfg = read_yaml(path) or {}
     if "datasets" not in cfg:
         dpath = Path(datasets_path) if datasets_path else path.parent / "datasets.yaml"
-        cfg["datasets"] = (yaml.safe_load(dpath.read_text()) or {}).get("datasets", {})
+        cfg["datasets"] = (read_yaml(dpath) or {}).get("datasets", {})
     return cfg
 
 
@@ -102,6 +133,10 @@ def validate(cfg: dict, source: str = "config") -> dict:
                 for pname, values in grid.items():  # each value alone first, so errors name its key
                     if not isinstance(values, list) or not values:
                         raise ConfigError(f"{source}: {key}.methods.{method}.{pname}: expected a non-empty list of values")
+                    repeated = sorted({repr(v) for i, v in enumerate(values) if v in values[:i]})
+                    if repeated:
+                        raise ConfigError(f"{source}: {key}.methods.{method}.{pname}: value(s) {', '.join(repeated)} "
+                                          "listed twice; every swept value must be distinct")
                     for v in values if pname in params else ():
                         try:
                             params[pname].check(v, method)
@@ -139,6 +174,8 @@ def validate(cfg: dict, source: str = "config") -> dict:
             missing = set(exp["methods"]) - set(label)
             if missing:
                 raise ConfigError(f"{source}: {key}.label: no label for method(s) {sorted(missing)}")
+        _check_label(exp, key, source)
+        _check_measures(exp, key, source)
         for tname, table in exp["tables"].items():
             tds = table["dataset"] if isinstance(table["dataset"], list) else [table["dataset"]]
             for d in tds:
@@ -146,7 +183,71 @@ def validate(cfg: dict, source: str = "config") -> dict:
                     raise ConfigError(f"{source}: {key}.tables.{tname}.dataset: {d!r} is not one of the experiment's data sets {exp['datasets']}")
             if "method" in table and table["method"] not in exp["methods"]:
                 raise ConfigError(f"{source}: {key}.tables.{tname}.method: {table['method']!r} is not swept by the experiment")
+    _check_unique_targets(cfg, source)
     return cfg
+
+
+def _check_label(exp: dict, key: str, source: str) -> None:
+    """Every ``{field}`` of a label must be a parameter the method sweeps."""
+    import string
+
+    label = exp.get("label")
+    for method, sweep in exp["methods"].items():
+        text = label.get(method) if isinstance(label, dict) else label
+        if not text:
+            continue
+        where = f"{key}.label" + (f".{method}" if isinstance(label, dict) else "")
+        try:
+            fields = {f for _, f, _, _ in string.Formatter().parse(text) if f is not None}
+        except ValueError as exc:
+            raise ConfigError(f"{source}: {where}: {text!r} is not a valid format string ({exc})") from None
+        for d in exp["datasets"]:
+            swept = set(_sweep_for(sweep, d, f"{key}.methods.{method}", source))
+            unknown = sorted(fields - swept)
+            if unknown:
+                raise ConfigError(f"{source}: {where}: {text!r} names {', '.join(map(repr, unknown))}, not a swept "
+                                  f"parameter of {method!r} (swept: {sorted(swept)})")
+
+
+def known_measures() -> set[str]:
+    """Every measure an evaluation can write: those with a declared unit (:mod:`.measures.units`)
+    and every registered attack with its ``_unconverged`` companion."""
+    from .attacks import ATTACKS
+    from .measures import units
+
+    declared = units.PERCENT | units.UNBOUNDED_PERCENT | units.COUNTS | units.BITS
+    return set(declared) | set(ATTACKS) | {f"{a}_unconverged" for a in ATTACKS} | {"PRL_unconverged"}
+
+
+def _check_measures(exp: dict, key: str, source: str) -> None:
+    """Tables and figures may only name measures that exist (a misspelt one would be dropped)."""
+    known = known_measures()
+    for kind in ("tables", "figures"):
+        for name, spec in (exp.get(kind) or {}).items():
+            for field in ("measures", "measure"):
+                values = spec.get(field)
+                if values is None:
+                    continue
+                values = values if isinstance(values, list) else [values]
+                for i, m in enumerate(values):
+                    if m not in known:
+                        at = f"{key}.{kind}.{name}.{field}" + (f"[{i}]" if isinstance(spec[field], list) else "")
+                        raise ConfigError(f"{source}: {at}: unknown measure {m!r}; known measures: {sorted(known)}")
+
+
+def _check_unique_targets(cfg: dict, source: str) -> None:
+    """Two experiments of one paper may not define the same table or figure id (one would overwrite
+    the other's output)."""
+    for kind in ("tables", "figures"):
+        seen: dict[str, str] = {}
+        for name, exp in cfg["experiments"].items():
+            for t in exp.get(kind) or {}:
+                target = f"{exp['paper']}_{t}"
+                if target in seen:
+                    raise ConfigError(f"{source}: experiments.{name}.{kind}.{t}: {kind[:-1]} id {t!r} of paper "
+                                      f"{exp['paper']!r} is also defined by experiments.{seen[target]}.{kind}.{t}; "
+                                      f"both would write {kind}/{target}.*")
+                seen[target] = name
 
 
 def _option_functions() -> dict:

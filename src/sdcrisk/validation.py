@@ -11,8 +11,12 @@ from collections.abc import Sequence
 import numpy as np
 
 
+MAX_ABS = 1e150  # / sqrt(m): the largest magnitude whose squares, summed over m attributes, stay finite
+
+
 def as_data_matrix(data, name: str = "data") -> np.ndarray:
-    """Return ``data`` as a 2-D float64 array, rejecting non-numeric, NaN and constant columns.
+    """Return ``data`` as a 2-D float64 array, rejecting non-numeric, NaN, constant and
+    overflowing (|x| > MAX_ABS / sqrt(m)) columns.
 
     ``data`` may be a numpy array or a pandas DataFrame; column names, when present, are used
     in the error messages.
@@ -32,11 +36,24 @@ def as_data_matrix(data, name: str = "data") -> np.ndarray:
     if bad.any():
         j = int(np.flatnonzero(bad.any(axis=0))[0])
         raise ValueError(f"{name}: column {label(j)} contains NaN or infinite values; expected finite numbers")
+    check_magnitude(x, name, columns)
     constant = np.all(x == x[0], axis=0)
     if constant.any():
         j = int(np.flatnonzero(constant)[0])
         raise ValueError(f"{name}: column {label(j)} is constant; every attribute must vary")
     return x
+
+
+def check_magnitude(x: np.ndarray, name: str, columns=()) -> None:
+    """Refuse values whose squares, summed over the m attributes, would overflow (> MAX_ABS / sqrt(m))."""
+    limit = MAX_ABS / np.sqrt(x.shape[1])
+    big = np.abs(x).max(axis=0) > limit
+    if big.any():
+        j = int(np.flatnonzero(big)[0])
+        col = repr(columns[j]) if len(columns) == x.shape[1] else f"#{j}"
+        raise ValueError(f"{name}: column {col} has values up to {np.abs(x[:, j]).max():.3g}; squared distances "
+                         f"and covariances overflow above {limit:.3g} for {x.shape[1]} attributes: rescale the "
+                         "data (e.g. to thousands of units)")
 
 
 def check_int(name: str, value, low: int, high: int | None = None) -> int:

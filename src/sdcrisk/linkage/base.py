@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..validation import as_data_matrix, check_columns
+from ..validation import as_data_matrix, check_columns, check_magnitude
 
 
 @dataclass
@@ -54,5 +54,6 @@ def prepare(original, masked, known=None) -> tuple[np.ndarray, np.ndarray]:
         raise ValueError(f"masked: shape {y.shape} differs from the original's {x.shape}")
     if not np.isfinite(y).all():
         raise ValueError("masked: contains NaN or infinite values; expected finite numbers")
+    check_magnitude(y, "masked")
     cols = check_columns("known", known, x.shape[1])
     return x[:, cols], y[:, cols]

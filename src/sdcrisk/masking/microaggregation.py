@@ -38,8 +38,8 @@ from .mdav_tree import mdav_tree_kernel, tree_applicable
 from .projection import PROJECTIONS, project, standardise
 from .registry import Param, register
 
-_K = Param("k", "int", low=2, doc="minimum group size k >= 2 (and k <= n)")
-_V = Param("v", "int", low=1, doc="block size v >= 1 (and v <= m)")
+_K = Param("k", "int", low=2, doc="minimum group size k >= 2 (and k <= n)", at_most="n")
+_V = Param("v", "int", low=1, doc="block size v >= 1 (and v <= m)", at_most="m")
 
 
 # ----------------------------------------------------------------------------------------------

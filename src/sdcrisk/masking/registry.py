@@ -35,6 +35,7 @@ class Param:
     choices: tuple = ()
     default: object = None
     doc: str = ""
+    at_most: str | None = None  # data-dependent upper bound: "n" (records) or "m" (attributes)
 
     def check(self, value, method: str):
         label = f"{method}: parameter {self.name}"
@@ -74,15 +75,32 @@ class MaskingMethod:
                 raise ValueError(f"{self.name}: missing parameter {p.name!r} ({p.doc or p.kind})")
         return out
 
+    def check_data_params(self, params: Mapping, n: int, m: int) -> None:
+        """The data-dependent bounds (``Param.at_most``): e.g. k <= n records, v <= m attributes."""
+        size = {"n": (n, "records"), "m": (m, "attributes")}
+        for p in self.params:
+            if p.at_most is not None and p.name in params and params[p.name] > size[p.at_most][0]:
+                bound, what = size[p.at_most]
+                raise ValueError(f"{self.name}: parameter {p.name} = {params[p.name]} exceeds the data's "
+                                 f"{bound} {what}; expected {p.name} <= {bound}")
+
     def __call__(self, data, rng: np.random.Generator | None = None, **params) -> np.ndarray:
         x = as_data_matrix(data)
         checked = self.check_params(params)
+        self.check_data_params(checked, *x.shape)
         if rng is None:
             if self.randomised:
                 raise ValueError(f"{self.name}: a numpy.random.Generator is required (rng=...)")
             rng = np.random.default_rng(0)
-        out = self.func(x, rng, **checked)
+        with np.errstate(over="ignore", invalid="ignore"):  # non-finite output is refused below
+            out = self.func(x, rng, **checked)
         assert out.shape == x.shape, (self.name, out.shape, x.shape)
+        bad = ~np.isfinite(out)
+        if bad.any():
+            j = int(np.flatnonzero(bad.any(axis=0))[0])
+            raise ValueError(f"{self.name}: the masked data hold {int(bad.sum())} non-finite value(s) (first in "
+                             f"attribute #{j}, record {int(np.flatnonzero(bad[:, j])[0]) + 1}); the method overflowed "
+                             f"on values up to {np.abs(x).max():.3g}: rescale the data set")
         return out
 
 

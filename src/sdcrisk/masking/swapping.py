@@ -451,7 +451,7 @@ def rankswap_pdist(x: np.ndarray, rng: np.random.Generator, *, p: float, roundin
     return _per_column(x, lambda: _pdist_kernel(n, P, mode, rng))
 
 
-@register("rankswap_pbuckets", Param("buckets", "int", low=2, doc="number of buckets, 2 <= buckets <= n"),
+@register("rankswap_pbuckets", Param("buckets", "int", low=2, doc="number of buckets, 2 <= buckets <= n", at_most="n"),
           family="swapping", randomised=True)
 def rankswap_pbuckets(x: np.ndarray, rng: np.random.Generator, *, buckets: int) -> np.ndarray:
     """Rank swapping p-buckets, bucket chosen with Pr ~ 2^-|r-s| (Nin, Herranz & Torra (2008, rank swapping) §4.2)."""

@@ -31,6 +31,10 @@ if not config.get("experiments"):
     config.update(sdc_config.load(os.path.join(workflow.basedir, "config", "config.yaml")))
 elif "datasets" not in config:
     config.update({"datasets": sdc_config.load(os.path.join(workflow.basedir, "config", "config.yaml"))["datasets"]})
+# Snakemake reads a --configfile with plain YAML, which keeps the last of two equal keys (an
+# experiment given twice would silently lose its first definition): read them again strictly.
+for _configfile in workflow.configfiles:
+    sdc_config.read_yaml(_configfile)
 sdc_config.validate(config, source="config")
 
 CELLS = sdc_config.cells(config)
@@ -47,6 +51,22 @@ include: "workflow/rules/cells.smk"
 include: "workflow/rules/render.smk"
 include: "workflow/rules/check.smk"
 include: "workflow/rules/notebooks.smk"
+
+# On a cluster (profiles/slurm) only the cells are submitted as jobs; these rules take seconds
+# (download, aggregation, rendering, the check, notebooks) and run beside Snakemake itself.
+# Ignored by local runs.
+localrules:
+    all,
+    fetch_data,
+    preflight,
+    process_data,
+    aggregate,
+    table,
+    figure,
+    belief_examples,
+    check,
+    environment,
+    notebook,
 
 rule all:
     input:

@@ -162,6 +162,33 @@ def test_bad_config_fails_before_any_job(tmp_path):
     assert not (tmp_path / "results").exists() and not (tmp_path / "data").exists()
 
 
+def test_duplicate_key_in_a_configfile_fails_before_any_job(tmp_path):
+    text = QUICK.read_text()
+    start = text.index("\n  nin2007_rankswap:") + 1
+    block = text[start:text.index("\n  nin2007_", start)]
+    bad = tmp_path / "dup.yaml"
+    bad.write_text(text.replace(block, block + "\n" + block, 1))
+    proc = snakemake(tmp_path, "--cores", "1", "--configfile", str(bad), check=False)
+    assert proc.returncode != 0
+    assert "key 'nin2007_rankswap' given twice" in proc.stdout + proc.stderr
+    assert not (tmp_path / "results").exists() and not (tmp_path / "data").exists()
+
+
+def test_parameter_beyond_the_data_stops_in_preflight_before_any_masking(tmp_path):
+    """k = 5000 > n: the pre-flight step fails with the message on the console; no data set is
+    processed and no cell runs."""
+    if not (mirror_dir() / "EIA.rda").is_file():
+        pytest.skip("reference data mirror not available")
+    bad = tmp_path / "bigk.yaml"
+    bad.write_text(QUICK.read_text().replace("        k: [10]\n", "        k: [5000]\n", 1))
+    assert bad.read_text() != QUICK.read_text()
+    proc = snakemake(tmp_path, "--cores", "2", "--configfile", str(bad), check=False)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0
+    assert "PRE-FLIGHT CHECK FAILED" in out and "k = 5000 exceeds the data's" in out, out[-3000:]
+    assert not (tmp_path / "results").exists() and not (tmp_path / "data" / "processed").exists()
+
+
 def test_full_dag_builds_from_the_repository_without_warnings():
     """The README's command, dry: run in the repository itself (the Snakefile's ``REPO`` is then
     '.'), the paper-scale DAG plans one job per cell and Snakemake prints no path warnings."""

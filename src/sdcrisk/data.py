@@ -168,6 +168,8 @@ def load_table(spec: DatasetSpec, path: str | os.PathLike) -> pd.DataFrame:
     in order. Checks that every column exists and is numeric, finite and not constant."""
     frame = _READERS[spec.format](spec, path)
     where = f"{path} ({spec.object})" if spec.format == "rda" else str(path)
+    if len(frame) == 0:
+        raise ValueError(f"{where}: has a header but no records; expected at least 2 records")
     missing = [c for c in spec.columns if c not in frame.columns]
     if missing:
         raise ValueError(f"{where}: column(s) {missing} not found; the file has {list(frame.columns)}")

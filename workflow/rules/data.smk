@@ -22,9 +22,31 @@ rule fetch_data:
         "../scripts/fetch_data.py"
 
 
+def used_datasets():
+    return sorted({d for exp in config["experiments"].values() for d in exp["datasets"]})
+
+
+# Every data set readable and every swept parameter within its data (k <= n, v <= m, ...), checked
+# once before any data set is processed or masked; a failure prints one message naming the file or
+# config key (sdcrisk.preflight).
+rule preflight:
+    input:
+        lambda wc: [sdc_data.DatasetSpec.from_config(d, config["datasets"][d]).raw_path for d in used_datasets()],
+    output:
+        "data/preflight.json",
+    log:
+        "logs/preflight.log",
+    params:
+        datasets=used_datasets(),
+        code=sdc_provenance.code_digest("sdcrisk.preflight", "sdcrisk.data", "sdcrisk.validation", "sdcrisk.masking"),
+    script:
+        "../scripts/preflight.py"
+
+
 rule process_data:
     input:
         raw_data,
+        "data/preflight.json",
     output:
         "data/processed/{dataset}.parquet",
     log:

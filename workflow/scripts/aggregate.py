@@ -3,8 +3,9 @@ import os
 import sys
 
 from sdcrisk.replication import aggregate_cells
+from sdcrisk.joblog import log_stderr
 
-sys.stderr = open(snakemake.log[0], "w")
+log_stderr(snakemake.log[0])
 aggregate_cells(snakemake.input, snakemake.params.cells).to_csv(snakemake.output[0], index=False, float_format="%.6g")
 # Leave without running C++ static destructors: after pandas.read_parquet, Arrow's thread pool can
 # abort the interpreter's teardown with "terminate called without an active exception" (SIGABRT;

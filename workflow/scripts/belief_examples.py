@@ -1,10 +1,10 @@
 """Snakemake adapter: the worked belief-function examples of Torra, Stokes et al. (compatible probabilities) as a table (CSV, Markdown, LaTeX)."""
-import sys
 
 from sdcrisk.experiments_belief import worked_examples_table
 from sdcrisk.render import write_formats
+from sdcrisk.joblog import log_stderr
 
-sys.stderr = open(snakemake.log[0], "w")
+log_stderr(snakemake.log[0])
 table = worked_examples_table()
 body = [[r.example, r.quantity, f"{r.value:.7g}"] for r in table.itertuples()]
 write_formats(snakemake.output.csv, snakemake.output.md, snakemake.output.tex, table,

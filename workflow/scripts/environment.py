@@ -1,7 +1,7 @@
 """Snakemake adapter: record the software environment of the run (tables/environment.json)."""
-import sys
 
 from sdcrisk.environment import write
+from sdcrisk.joblog import log_stderr
 
-sys.stderr = open(snakemake.log[0], "w")
+log_stderr(snakemake.log[0])
 write(snakemake.output[0], snakemake.params.environment)  # described once, when the DAG was built

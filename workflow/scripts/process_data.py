@@ -1,8 +1,8 @@
 """Snakemake adapter: read the data file (R object, CSV or parquet), keep the masked attributes in file order, write parquet."""
-import sys
 
 from sdcrisk.data import DatasetSpec, load_table, write_table
+from sdcrisk.joblog import log_stderr
 
-sys.stderr = open(snakemake.log[0], "w")
+log_stderr(snakemake.log[0])
 spec = DatasetSpec.from_config(snakemake.wildcards.dataset, snakemake.params.spec)
 write_table(load_table(spec, snakemake.input[0]), snakemake.output[0])

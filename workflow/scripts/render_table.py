@@ -1,8 +1,8 @@
 """Snakemake adapter: one published table as CSV, Markdown and LaTeX."""
-import sys
 
 from sdcrisk.render import render_table
+from sdcrisk.joblog import log_stderr
 
-sys.stderr = open(snakemake.log[0], "w")
+log_stderr(snakemake.log[0])
 render_table(snakemake.input[0], snakemake.params.experiment, snakemake.params.table,
              snakemake.params.name, snakemake.output.csv, snakemake.output.md, snakemake.output.tex)

@@ -1,0 +1,22 @@
+"""Standard error of a workflow job: everything goes to the job's log file, and an error that
+ends the job is also printed on the console in one line, so that it is seen where Snakemake runs,
+not only in ``logs/``."""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+
+def log_stderr(path: str) -> None:
+    """Send standard error to ``path``; an uncaught exception goes there in full and to the
+    console as ``ERROR (log: path): <message>``."""
+    log = open(path, "w")
+    sys.stderr = log
+
+    def hook(kind, value, tb):
+        traceback.print_exception(kind, value, tb, file=log)
+        log.flush()
+        print(f"ERROR (log: {path}): {kind.__name__}: {value}", file=sys.__stderr__, flush=True)
+
+    sys.excepthook = hook

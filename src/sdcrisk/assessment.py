@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from .attacks import ATTACKS, KNOWN_ATTRIBUTE_ATTACKS
+from .data import read_table
 from .linkage.probabilistic import ConvergenceWarning
 from .measures.information_loss import il_components
 from .measures.interval_disclosure import interval_disclosure_by_attribute
@@ -65,7 +66,7 @@ def read_file(path: str | Path) -> pd.DataFrame:
     if path.stat().st_size == 0:
         raise AssessError(f"{path}: the file is empty; expected a header row and at least 2 records")
     try:
-        table = pd.read_csv(path) if kind == "csv" else pd.read_parquet(path)
+        table = pd.read_csv(path) if kind == "csv" else read_table(path)
     except Exception as exc:  # parser, decoding, permission, corrupt parquet: one message
         raise AssessError(f"{path}: cannot be read as {kind} ({type(exc).__name__}: {exc})") from None
     if table.shape[0] == 0:

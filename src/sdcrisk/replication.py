@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data import atomic_write
+from .data import atomic_write, read_table
 
 KEYS = ["dataset", "method", "param", "known", "measure"]
 #: replicate counts the papers state (Muralidhar & Domingo-Ferrer (2016) §4: 100 maskings); others unknown
@@ -50,7 +50,7 @@ def aggregate_cells(paths, cells) -> pd.DataFrame:
     """Mean, sd (ddof=1; 0 for one replicate) and n per (cell, known, measure), in sweep order."""
     frames = []
     for order, (path, cell) in enumerate(zip(paths, cells)):
-        rows = pd.read_parquet(path)
+        rows = read_table(path)
         g = rows.groupby(["known", "measure"], sort=False)["value"]
         agg = pd.DataFrame({"mean": g.mean(), "sd": g.std(ddof=1).fillna(0.0), "n": g.size()}).reset_index()
         agg.insert(0, "param", cell.label)

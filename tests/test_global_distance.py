@@ -37,7 +37,7 @@ def test_exact_is_the_minimum_over_every_permutation(cost, power):
 def test_sparse_with_every_candidate_reaches_the_exact_optimum():
     x, y = _files(300, seed=1)
     exact = gdbrl(x, y, method="exact")
-    sparse = gdbrl(x, y, method="sparse", candidates=300)
+    sparse = gdbrl(x, y, method="sparse", candidates=300, approx=0.0)
     assert sparse.info["unmatched"] == 0
     assert sparse.info["total_cost"] == pytest.approx(exact.info["total_cost"], rel=1e-7)
 
@@ -77,6 +77,8 @@ def test_bad_arguments_are_named(monkeypatch):
         gdbrl(x, y, cost="manhattan")
     with pytest.raises(ValueError, match="candidates must be an integer"):
         gdbrl(x, y, method="sparse", candidates=0)
+    with pytest.raises(ValueError, match="approx must be a number"):
+        gdbrl(x, y, method="sparse", approx=-1)
     monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "10K")
     with pytest.raises(MemoryLimitError, match="exact 50 x 50 cost matrix"):
         gdbrl(x, y, method="exact")

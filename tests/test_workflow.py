@@ -62,6 +62,19 @@ def test_every_table_and_figure_exists(quick_run):
             assert (quick_run / "figures" / f"{name}.{ext}").stat().st_size > 0
 
 
+def test_every_measure_has_a_unit_and_lies_in_its_range(quick_run):
+    """Percentages in [0, 100], IL and scores >= 0, counts >= 0 (sdcrisk.measures.units); a
+    measure without a declared unit fails, so a new measure must declare one."""
+    from sdcrisk.measures.units import range_violations
+
+    frames = [pd.read_csv(f, dtype={"known": str, "param": str}, keep_default_na=False)
+              for f in sorted((quick_run / "results" / "aggregated").glob("*.csv"))]
+    rows = pd.concat(frames, ignore_index=True)
+    assert len(rows) > 1000
+    bad = range_violations(rows)
+    assert bad.empty, bad[["dataset", "method", "param", "measure", "mean"]].drop_duplicates("measure").to_string()
+
+
 def test_check_files_complete(quick_run):
     rep = pd.read_csv(quick_run / "tables" / "replication.csv")
     published = pd.read_csv(ROOT / "published" / "published_values.csv")

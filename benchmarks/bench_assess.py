@@ -128,7 +128,7 @@ def part_gdbrl(rows: list[dict]) -> None:
                 print(rows[-1], flush=True)
 
 
-def part_large(rows: list[dict], sizes: list[int], columns: int) -> None:
+def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path) -> None:
     for n in sizes:
         x = make_data(n, columns)
         y = _mask("rankswap", x, p=5)
@@ -143,6 +143,7 @@ def part_large(rows: list[dict], sizes: list[int], columns: int) -> None:
             rows.append({"part": "assess synthetic attacks", "data": "synthetic rankswap p=5", "n": n, "task": r["measure"],
                          "wall_s": round(r["seconds"], 2), "peak_mb": "", "percent_correct": round(r["percent"], 3),
                          "note": r["note"] or ""})
+        write(rows, out)  # after every size: a long run leaves what it measured
 
 
 def write(rows: list[dict], out: Path) -> None:
@@ -169,13 +170,16 @@ def main(argv=None) -> None:
     args = ap.parse_args(argv)
     rows: list[dict] = []
     parts = args.parts.split(",")
+    out = Path(args.out)
     if "eia" in parts:
         part_eia(rows)
+        write(rows, out)
     if "gdbrl" in parts:
         part_gdbrl(rows)
+        write(rows, out)
     if "large" in parts:
-        part_large(rows, [int(s) for s in args.sizes.split(",") if s], args.columns)
-    write(rows, Path(args.out))
+        part_large(rows, [int(s) for s in args.sizes.split(",") if s], args.columns, out)
+    write(rows, out)
     print(f"wrote {Path(args.out) / 'assess.csv'} and assess.md")
 
 

@@ -70,7 +70,7 @@ def test_every_measure_has_a_unit_and_lies_in_its_range(quick_run):
     frames = [pd.read_csv(f, dtype={"known": str, "param": str}, keep_default_na=False)
               for f in sorted((quick_run / "results" / "aggregated").glob("*.csv"))]
     rows = pd.concat(frames, ignore_index=True)
-    assert len(rows) > 1000
+    assert len(rows) > 500  # every experiment of the quick config
     bad = range_violations(rows)
     assert bad.empty, bad[["dataset", "method", "param", "measure", "mean"]].drop_duplicates("measure").to_string()
 

@@ -18,10 +18,11 @@ from sdcrisk.data import DatasetSpec, fetch, load_table  # noqa: E402
 
 
 def load(name: str) -> np.ndarray:
-    """Census or EIA as a float64 array, from $SDCRISK_DATA_MIRROR (default ../shared/data)."""
+    """Census or EIA as a float64 array: copied from the directory $SDCRISK_DATA_MIRROR names, or
+    downloaded from the pinned URL of config/datasets.yaml; sha256-verified either way."""
     entry = yaml.safe_load((ROOT / "config" / "datasets.yaml").read_text())["datasets"][name]
     spec = DatasetSpec.from_config(name, entry)
-    mirror = os.environ.get("SDCRISK_DATA_MIRROR") or str(ROOT.parent / "shared" / "data")
+    mirror = os.environ.get("SDCRISK_DATA_MIRROR") or None
     with tempfile.TemporaryDirectory() as tmp:
         return load_table(spec, fetch(spec, Path(tmp) / spec.filename, mirror=mirror)).to_numpy()
 

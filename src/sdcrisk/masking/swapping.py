@@ -202,7 +202,7 @@ def _rankswap_kernel(n, P, mode, rng):
 def _pdist_bound(i, n, half, redraw, rng):
     """Swap distance bound m ~ N(P/2, P/2), rounded (redrawn while 0), clipped to the file
     (``redraw``: drawn again until i + m lies in the file instead; compared in
-    ``benchmarks/explore/pdist_bounds.py``)."""
+    ``research/pdist_bounds.py``)."""
     while True:
         m = int(np.rint(rng.normal(half, half)))
         if m != 0 and (not redraw or 0 <= i + m <= n - 1):
@@ -346,7 +346,7 @@ def pdist_partners(n: int, P: int, rng: np.random.Generator, variant: str = "dis
     ``PDIST_MAX_DRAWS`` times, so in practice every record finds a partner while another position
     is free). Without the repetition the records near the top of the file keep their values at
     large p (Census, p = 100: DBRL 2.3 %, RBRL-Sum 5.4 %, where Muralidhar & Domingo-Ferrer (2016) Table 3 prints 0.0; with
-    it 0.0 and 0.0, ``benchmarks/explore/pdist_bounds.py``). The three readings of the garbled
+    it 0.0 and 0.0, ``research/pdist_bounds.py``). The three readings of the garbled
     definition:
 
     * ``"distance"`` (default; Nin, Herranz & Torra (2008, rank swapping): "x_ij and x_lj are swapped, where l = i + r", r the

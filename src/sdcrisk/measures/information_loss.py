@@ -14,7 +14,7 @@ The "mean variation" of a vector/matrix ``a`` (original) against ``b`` (masked) 
 with zero denominators (``zero``; EIA has zeros), which entries of the symmetric matrices count
 (``cov_entries`` / ``corr_entries``), IL5 as MAE or variation (``il5``) and the covariance
 denominator (``ddof``; the variations of IL3/IL4 and all of IL5 do not depend on it). Every option
-is selectable; the defaults are the convention chosen by ``benchmarks/calibrate_il.py`` on the
+is selectable; the defaults are the convention chosen by ``research/calibrate_il.py`` on the
 deterministic cells (see ``docs/replication_measures.md``).
 """
 

@@ -26,15 +26,21 @@ def repo_path(*parts):
     return os.path.normpath(os.path.join(REPO, *parts))
 
 
-# A --configfile on the command line fills `config`; otherwise read the paper-scale config.
-if not config.get("experiments"):
-    config.update(sdc_config.load(os.path.join(workflow.basedir, "config", "config.yaml")))
-elif "datasets" not in config:
-    config.update({"datasets": sdc_config.load(os.path.join(workflow.basedir, "config", "config.yaml"))["datasets"]})
-# Snakemake reads a --configfile with plain YAML, which keeps the last of two equal keys (an
-# experiment given twice would silently lose its first definition): read them again strictly.
-for _configfile in workflow.configfiles:
-    sdc_config.read_yaml(_configfile)
+# The config is layered (sdcrisk.config.layer): the reference config (config/config.yaml with the
+# data sets of config/datasets.yaml), then every --configfile in the order given, then --config.
+# A layer adds data sets and experiments, one of the same name replacing the one below whole; its
+# plugins are added; seed and data_mirror replace. Each file is read strictly: Snakemake reads it
+# with plain YAML, which keeps the last of two equal keys (an experiment given twice would silently
+# lose its first definition). A layer's plugin files are relative to the file.
+_layers = [sdc_config.read_layer(f) for f in workflow.configfiles]
+_sources = [str(f) for f in workflow.configfiles]
+if workflow.config_settings.config:
+    _layers.append(dict(workflow.config_settings.config))
+    _sources.append("--config")
+_layered = sdc_config.layer(sdc_config.load(os.path.join(workflow.basedir, "config", "config.yaml")), *_layers,
+                            sources=_sources)
+config.clear()
+config.update(_layered)
 sdc_config.validate(config, source="config")
 
 CELLS = sdc_config.cells(config)
@@ -50,6 +56,7 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/cells.smk"
 include: "workflow/rules/render.smk"
 include: "workflow/rules/check.smk"
+include: "workflow/rules/committed.smk"
 include: "workflow/rules/notebooks.smk"
 
 # On a cluster (profiles/slurm) only the cells are submitted as jobs; these rules take seconds
@@ -65,21 +72,30 @@ localrules:
     figure,
     belief_examples,
     check,
+    data_shapes,
+    overview,
     environment,
     notebook,
 
-rule all:
+# Every table, figure and the check (the fast path's target: `snakemake render --cores 2 --config
+# from_committed=true`, README "Tables and figures in under a minute").
+rule render:
     input:
-        expand("tables/{name}.csv", name=TABLES),
-        expand("tables/{name}.md", name=TABLES),
-        expand("tables/{name}.tex", name=TABLES),
-        expand("figures/{name}.png", name=FIGURES),
-        expand("figures/{name}.pdf", name=FIGURES),
-        "tables/torra_belief_Texamples.csv",
-        "tables/torra_belief_Texamples.tex",
+        expand("tables/{name}.{ext}", name=TABLES, ext=("csv", "md", "tex")),
+        expand("figures/{name}.{ext}", name=FIGURES, ext=("png", "pdf")),
+        expand("tables/torra_belief_Texamples.{ext}", ext=("csv", "tex")),
         "tables/replication.csv",
         "tables/replication.md",
         "tables/replication_summary.json",
+        "figures/replication_overview.png",
+        "figures/replication_overview.pdf",
+
+
+rule all:
+    default_target: True
+    input:
+        rules.render.input,
+        [] if config.get("from_committed") else rules.snapshot.output,
         "tables/environment.json",
         expand("results/notebooks/{paper}.ipynb", paper=NOTEBOOK_PAPERS),
         expand("results/notebooks/{paper}.html", paper=NOTEBOOK_PAPERS),

@@ -85,3 +85,166 @@ def test_cell_jobs_see_only_what_they_compute_from():
     settings = cfgmod.cell_settings(exp)
     assert set(settings) == {"evaluation", "replicates", "options"} and settings["options"] == exp["options"]
     assert set(cfgmod.cell_settings(QUICK["experiments"]["nin2007_rankswap"])) == {"evaluation", "replicates"}
+
+
+# ----------------------------------------------------------------------------- scenario ranges
+def test_one_scenario_range_parser_for_the_dag_the_config_and_assess():
+    """Nin, Herranz & Torra (2007) §3 ranges: 'half' rounds up, 'all' is every attribute; the DAG
+    stops a bound beyond m at m (clip), ``sdcrisk assess`` refuses it; each caller names its key."""
+    from sdcrisk.assessment import AssessError, scenarios_from
+    from sdcrisk.measures.scenarios import ScenarioRangeError, scenario_range
+
+    assert scenario_range("1..half", 13) == list(range(1, 8)) and scenario_range("2..all", 4) == [2, 3, 4]
+    assert scenario_range("3..3", 5) == [3] and scenario_range("1..20", 10, clip=True) == list(range(1, 11))
+    for bad, what in [("1-3", "expected 'lo..hi'"), ("1..2..3", "expected 'lo..hi'"), ("half..x", "expected 'lo..hi'"),
+                      ("5..2", "gives no scenario"), ("0..2", "gives no scenario"), ("1..20", "<= 10")]:
+        with pytest.raises(ScenarioRangeError, match=what):
+            scenario_range(bad, 10)
+    with pytest.raises(ScenarioRangeError, match="gives no scenario"):
+        scenario_range("12..all", 10, clip=True)
+    with pytest.raises(AssessError, match=r"^scenarios: '1\.\.20' gives no scenario for 3 attributes"):
+        scenarios_from(["a", "b", "c"], scenarios="1..20")
+    c = copy.deepcopy(QUICK)
+    c["experiments"]["nin2007_mdav"]["options"]["scenarios"] = "12..all"  # Census has 13 attributes, EIA 10
+    with pytest.raises(cfgmod.ConfigError, match=r"nin2007_mdav\.options\.scenarios: on data set 'eia': '12\.\.all'"):
+        cfgmod.validate(c, "quick.yaml")
+
+
+# ----------------------------------------------------------------------------- layering
+def test_a_config_layer_adds_data_sets_and_experiments_and_replaces_by_name(tmp_path):
+    own = {"seed": 7, "plugins": ["a_module"],
+           "datasets": {"mine": {"url": "https://example.invalid/mine.csv", "sha256": "0" * 64, "columns": ["x", "y"]}},
+           "experiments": {"mine": {"paper": "p"}, "nin2007_mdav": {"paper": "replaced"}}}
+    layered = cfgmod.layer(FULL, own, {"plugins": ["a_module", "b.py"]})
+    assert set(layered["datasets"]) == set(FULL["datasets"]) | {"mine"}
+    assert list(layered["experiments"]) == [*FULL["experiments"], "mine"]
+    assert layered["experiments"]["nin2007_mdav"] == {"paper": "replaced"}  # whole, not merged key by key
+    assert layered["experiments"]["nin2007_rankswap"] == FULL["experiments"]["nin2007_rankswap"]
+    assert layered["seed"] == 7 and layered["data_mirror"] == FULL["data_mirror"]
+    assert layered["plugins"] == ["a_module", "b.py"]
+    assert "mine" not in FULL["datasets"] and "plugins" not in FULL  # nothing changed in place
+    quick_then_own = cfgmod.layer(FULL, QUICK, {"experiments": {"mine": {"paper": "p"}}})
+    assert quick_then_own["experiments"] == {**QUICK["experiments"], "mine": {"paper": "p"}}
+    with pytest.raises(cfgmod.ConfigError, match="my.yaml: datasets: expected a mapping"):
+        cfgmod.layer(FULL, {"datasets": ["mine"]}, sources=["my.yaml"])
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "my.yaml").write_text("plugins: [plug.py, ../other/plug2.py, some.module]\n")
+    assert cfgmod.read_layer(tmp_path / "sub" / "my.yaml")["plugins"] == [
+        str(tmp_path / "sub" / "plug.py"), str(tmp_path / "other" / "plug2.py"), "some.module"]
+
+
+# ----------------------------------------------------------------------------- plugins
+PLUGIN = '''
+import numpy as np
+
+from sdcrisk.attacks import register_attack
+from sdcrisk.linkage.base import LinkResult
+from sdcrisk.masking import register
+
+
+@register("layer_toy", family="toy", randomised=False)
+def layer_toy(x, rng):
+    return x.copy()
+
+
+@register_attack("LayerOracle")
+def oracle(x, y, known, v, rng):
+    return LinkResult(links=np.arange(x.shape[0]))
+'''
+
+
+@pytest.fixture
+def plugin_file(tmp_path, monkeypatch):
+    """A plugin file registering one method and one attack, unregistered afterwards."""
+    import sys
+
+    from sdcrisk import provenance
+    from sdcrisk.attacks import ATTACKS
+    from sdcrisk.masking.registry import METHODS
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "layerplugin.py").write_text(PLUGIN)
+    yield "layerplugin.py"
+    METHODS.pop("layer_toy", None)
+    ATTACKS.pop("LayerOracle", None)
+    sys.modules.pop("layerplugin", None)
+    cfgmod._REGISTERED.pop("layerplugin", None)
+    cfgmod._LOADED.pop("layerplugin", None)
+    provenance.module_digest.cache_clear()
+
+
+def test_listing_a_plugin_changes_no_params_of_the_reference_cells(plugin_file):
+    """A cell job's params (cell_settings, plugins, code) depend only on the plugins its method and
+    attacks come from: listing a plugin leaves every reference cell's params as they were."""
+    from sdcrisk import provenance
+
+    def params(cfg):
+        return {(c.experiment, c.dataset, c.cell_id): (
+            cfgmod.cell_settings(cfg["experiments"][c.experiment]),
+            cfgmod.cell_plugins(c.method, cfgmod.cell_settings(cfg["experiments"][c.experiment])),
+            provenance.cell_code(c.method, cfgmod.cell_settings(cfg["experiments"][c.experiment])))
+            for c in cfgmod.cells(cfg)}
+
+    before = params(FULL)
+    own = {"plugins": [plugin_file], "experiments": {"toy": {
+        "paper": "toy", "datasets": ["census"], "methods": {"layer_toy": {}, "rankswap": {"p": [5]}},
+        "replicates": 1, "evaluation": "attack_matrix", "options": {"attacks": ["DBRL", "LayerOracle"]},
+        "tables": {"T1": {"dataset": "census", "layout": "param_by_method_measure", "measures": ["LayerOracle"]}}}}}
+    layered = cfgmod.validate(cfgmod.layer(FULL, own))  # loads the plugin file (relative to the working dir)
+    after = params(layered)
+    assert {k: v for k, v in after.items() if k[0] != "toy"} == before
+    toy = {k[2]: v for k, v in after.items() if k[0] == "toy"}
+    assert toy["layer_toy__"][1] == toy["rankswap__p5"][1] == [plugin_file]  # the method; the attack
+    assert toy["layer_toy__"][2] != provenance.cell_code("rankswap") != toy["rankswap__p5"][2]
+    assert cfgmod.cell_plugin_modules("rankswap", cfgmod.cell_settings(layered["experiments"]["toy"])) == ["layerplugin"]
+
+
+def test_a_plugin_that_cannot_load_is_named(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "broken.py").write_text("raise RuntimeError('boom')\n")
+    for entry, what in [("no_such_plugin_module", "ModuleNotFoundError"), ("missing.py", "no such file"),
+                        ("broken.py", "RuntimeError: boom")]:
+        with pytest.raises(cfgmod.ConfigError, match=rf"my\.yaml: plugins\[1\]: cannot import '{entry}' .*{what}"):
+            cfgmod.load_plugins({"plugins": ["sdcrisk.masking", entry]}, "my.yaml")
+
+
+# ----------------------------------------------------------------------------- replicates
+def test_a_deterministic_method_runs_one_replicate():
+    """``randomised=False`` (the masking registry): one replicate whatever ``replicates`` says, so the
+    aggregated n is 1 and sd 0; a randomised method runs every replicate."""
+    import numpy as np
+
+    from sdcrisk.evaluation import run_cell
+    from sdcrisk.replication import aggregate_cells
+
+    x = np.random.default_rng(0).lognormal(size=(60, 4))
+    settings = {"evaluation": "rank_linkage", "replicates": 3}
+    ma = cfgmod.Cell("e", "d", "optimal_univariate_ma", (("k", 3),), "3")
+    rs = cfgmod.Cell("e", "d", "rankswap", (("p", 10),), "10")
+    assert set(run_cell(x, ma, settings, 1).replicate) == {0}
+    assert set(run_cell(x, rs, settings, 1).replicate) == {0, 1, 2}
+
+
+def test_the_package_has_no_import_cycle():
+    """Module-level and deferred imports between the package's modules go one way (config does
+    not import evaluation, which imports config's Cell)."""
+    import ast
+    import graphlib
+
+    src = cfgmod.ROOT / "src"
+    names = {".".join(p.relative_to(src).with_suffix("").parts).removesuffix(".__init__"): p
+             for p in (src / "sdcrisk").rglob("*.py")}
+    graph = {}
+    for name, path in names.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        deps = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                target = f"{base}.{node.module}" if node.level and node.module else (base if node.level else node.module)
+                deps |= {f"{target}.{a.name}" if f"{target}.{a.name}" in names else target for a in node.names}
+            elif isinstance(node, ast.Import):
+                deps |= {a.name for a in node.names}
+        graph[name] = {d for d in deps if d in names and d != name}
+    assert "sdcrisk.evaluation" not in graph["sdcrisk.config"]
+    graphlib.TopologicalSorter(graph).prepare()  # raises CycleError naming the cycle

@@ -1,9 +1,11 @@
 """Extension: a new masking method and a new attack (registry plugins) and two new data sets, an R
-data file and a CSV file (config entries only), get their tables and check files from the DAG
-without touching the package."""
+data file and a CSV file (config entries only), get their tables from the DAG without touching the
+package; the README's extension example runs as written."""
 
 import hashlib
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -14,9 +16,38 @@ import pandas as pd
 import pyreadr
 import pytest
 import yaml
-from conftest import planned_jobs
+from conftest import dataset_spec, mirror_dir, planned_jobs
+from sdcrisk.config import cells
 
 ROOT = Path(__file__).resolve().parents[1]
+# A plugin no toy cell uses: listing it must rerun none of them.
+UNUSED_PLUGIN = """
+import numpy as np
+
+from sdcrisk.attacks import register_attack
+from sdcrisk.linkage.base import LinkResult
+from sdcrisk.masking import register
+
+
+@register("unused_rounding", family="toy", randomised=False)
+def unused_rounding(x, rng):
+    return np.round(x)
+
+
+@register_attack("Unused")
+def unused(x, y, known, v, rng):
+    return LinkResult(links=np.arange(x.shape[0]))
+"""
+
+
+def reference_files(mirror: Path) -> None:
+    """Copy the reference data files into ``mirror``: a user's config is layered on the reference
+    one, whose data sets the pre-flight check reads too."""
+    for name in ("census", "eia"):
+        source = mirror_dir() / dataset_spec(name).filename
+        if not source.is_file():
+            pytest.skip(f"reference data mirror {mirror_dir()} not available")
+        shutil.copy(source, mirror / source.name)
 
 
 def test_toy_method_and_dataset_through_the_dag(tmp_path):
@@ -24,6 +55,7 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
     toy = pd.DataFrame(rng.lognormal(8, 1, size=(120, 4)).round(), columns=["A", "B", "C", "D"])
     mirror = tmp_path / "mirror"
     mirror.mkdir()
+    reference_files(mirror)
     pyreadr.write_rdata(str(mirror / "toy.rda"), toy, df_name="toydata")
     sha = hashlib.sha256((mirror / "toy.rda").read_bytes()).hexdigest()
     (toy * 1.5).round().to_csv(mirror / "toy2.csv", index=False)
@@ -31,7 +63,7 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
     cfg = {
         "data_mirror": str(mirror),
         "seed": 1,
-        "plugins": ["toy_masking", "toy_attack"],
+        "plugins": ["toy_masking", "plugins/toy_attack.py"],  # a module on PYTHONPATH; a file next to toy.yaml
         "datasets": {"toy": {"url": "https://example.invalid/toy.rda", "sha256": sha, "object": "toydata",
                              "columns": ["A", "B", "C", "D"]},
                      "toycsv": {"url": "https://example.invalid/toy2.csv", "sha256": sha_csv,
@@ -59,7 +91,7 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
 
     def snakemake(*args):
         proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(work),
-                               "tables/toy_paper_T1.csv", "tables/toy_paper_T2.csv", "tables/replication.csv",
+                               "tables/toy_paper_T1.csv", "tables/toy_paper_T2.csv",
                                "--cores", "2", "--configfile", str(tmp_path / "toy.yaml"), *args],
                               env=env, capture_output=True, text=True)
         assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
@@ -76,14 +108,16 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
     csv_table = pd.read_csv(work / "tables" / "toy_paper_T2.csv")  # the CSV data set, same DAG
     assert (work / "data" / "raw" / "toycsv.csv").is_file() and set(csv_table.dataset) == {"toycsv"}
     assert (csv_table[csv_table.measure == "Oracle"]["mean"] == 100.0).all() and (csv_table.n == 2).all()
-    check = pd.read_csv(work / "tables" / "replication.csv")
-    published = pd.read_csv(ROOT / "published" / "published_values.csv")
-    assert (check.kind == "cell").sum() == len(published)  # complete, even if none is computed here
 
-    # Plugin code is provenance too: editing a plugin's code reruns exactly the cells using it.
+    # Plugin code is provenance too: editing a plugin's code reruns exactly the cells using it, and
+    # listing one more plugin reruns none of the cells that do not use it.
     def planned_cells():
         return planned_jobs(snakemake("-n")).get("cell", 0)
 
+    (plugins / "unused.py").write_text(UNUSED_PLUGIN)
+    cfg["plugins"].append("plugins/unused.py")
+    (tmp_path / "toy.yaml").write_text(yaml.safe_dump(cfg))
+    assert planned_cells() == 0
     masking = plugins / "toy_masking.py"
     masking.write_text(masking.read_text().replace("plus a little noise", "plus a small noise"))
     assert planned_cells() == 0  # a docstring edit
@@ -92,3 +126,47 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
     attack = plugins / "toy_attack.py"
     attack.write_text(attack.read_text().replace("np.arange(x.shape[0])", "np.arange(len(x))"))
     assert planned_cells() == 6  # every cell runs the toy attack
+
+
+def readme_blocks() -> tuple[dict[str, str], list[str]]:
+    """The README extension section's files (``<!-- extension-example NAME -->`` before a code
+    block) and its commands (the block after ``<!-- extension-commands -->``)."""
+    text = (ROOT / "README.md").read_text()
+    files = dict(re.findall(r"<!-- extension-example (\S+) -->\s*```\w*\n(.*?)```", text, flags=re.S))
+    commands = re.search(r"<!-- extension-commands -->\s*```bash\n(.*?)```", text, flags=re.S)
+    assert files and commands, "README: the extension example's markers are missing"
+    return files, [line for line in commands.group(1).splitlines() if line.strip()]
+
+
+def test_readme_extension_example_runs_as_written(tmp_path):
+    """The README's plugin and config files, and its commands typed as they are, in a scratch copy
+    of the repository (the reference data from the mirror): a dry run, then a real run of the
+    plugin's cells; a deterministic method runs one replicate."""
+    files, commands = readme_blocks()
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    for part in ("Snakefile", "workflow", "config"):
+        (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, repo / part)
+    for name, text in files.items():
+        (repo / name).write_text(text)
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    reference_files(mirror)
+    env = {**os.environ, "SDCRISK_DATA_MIRROR": str(mirror)}
+    outputs = []
+    for line in commands:
+        argv = shlex.split(line, comments=True)
+        assert argv[0] == "snakemake", line
+        proc = subprocess.run([sys.executable, "-m", "snakemake", *argv[1:]], cwd=repo, env=env,
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, line + "\n" + proc.stdout[-3000:] + proc.stderr[-3000:]
+        outputs.append(proc.stdout + proc.stderr)
+    config = yaml.safe_load(files["my.yaml"])
+    (experiment, spec), = config["experiments"].items()
+    assert planned_jobs(outputs[0])["cell"] == len(cells({"experiments": config["experiments"]}))  # only the example's
+    (table_id,) = spec["tables"]
+    table = pd.read_csv(repo / "tables" / f"{spec['paper']}_{table_id}.csv")
+    assert set(table.method) == set(spec["methods"]) and set(table.measure) == set(spec["options"]["attacks"])
+    assert table["mean"].between(0, 100).all()
+    # the example's deterministic method (randomised=False) ran one replicate, rank swapping every one
+    assert set(table[table.method == "rankswap"].n) == {spec["replicates"]} and set(table.n) == {1, spec["replicates"]}

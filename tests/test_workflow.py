@@ -121,6 +121,25 @@ def test_data_source_is_not_a_rerun_trigger(quick_run):
     assert "Nothing to be done" in proc.stdout + proc.stderr
 
 
+def test_listing_a_plugin_reruns_no_reference_cell(quick_run, tmp_path):
+    """One more config layer listing a plugin file (a masking method and an attack no reference
+    experiment uses) changes no reference cell's params: the quick run stays complete."""
+    (tmp_path / "extra.py").write_text(
+        "import numpy as np\n"
+        "from sdcrisk.attacks import register_attack\n"
+        "from sdcrisk.linkage.base import LinkResult\n"
+        "from sdcrisk.masking import register\n\n\n"
+        "@register('extra_identity', family='toy', randomised=False)\n"
+        "def extra_identity(x, rng):\n"
+        "    return x.copy()\n\n\n"
+        "@register_attack('ExtraOracle')\n"
+        "def extra_oracle(x, y, known, v, rng):\n"
+        "    return LinkResult(links=np.arange(x.shape[0]))\n")
+    (tmp_path / "extra.yaml").write_text("plugins: [extra.py]  # relative to this file\n")
+    proc = snakemake(quick_run, "--cores", "1", "-n", "--configfile", str(QUICK), str(tmp_path / "extra.yaml"))
+    assert "Nothing to be done" in proc.stdout + proc.stderr, proc.stdout[-3000:]
+
+
 def test_editing_tables_and_figures_reruns_no_cell(quick_run, tmp_path):
     """A changed caption or figure spec re-renders; it does not mask or attack anything again."""
     cfg = yaml.safe_load(QUICK.read_text())
@@ -211,3 +230,55 @@ def test_full_dag_builds_from_the_repository_without_warnings():
     output = proc.stdout + proc.stderr
     assert planned_jobs(output)["cell"] == len(cfgmod.cells(cfgmod.load(ROOT / "config" / "config.yaml")))
     assert "starts with './'" not in output and "discouraged" not in output
+
+
+def _outputs(workdir: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(workdir)): p.read_bytes()
+            for d in ("tables", "figures") for p in sorted((workdir / d).glob("*.*"))}
+
+
+def test_fast_path_renders_everything_from_the_committed_results(quick_run, tmp_path):
+    """`snakemake render --config from_committed=true` in an empty directory, from the quick run's
+    snapshot (tables/cells) and without the data: no cell, no data job, and every table, figure
+    and check file byte-identical to the full run's."""
+    committed = quick_run / "tables" / "cells"
+    manifest = json.loads((committed / "manifest.json").read_text())
+    assert set(manifest["experiments"]) == set(cfgmod.load(QUICK)["experiments"])
+    args = ("render", "--cores", "2", "--configfile", str(QUICK), "--config", "from_committed=true",
+            f"committed_dir={committed}")
+    planned = set(planned_jobs(snakemake(tmp_path, *args, "-n", mirror=False).stdout))
+    assert planned >= {"aggregate_from_committed", "table", "figure", "check"}
+    assert not planned & {"cell", "aggregate", "fetch_data", "process_data", "preflight"}
+    snakemake(tmp_path, *args, mirror=False)
+    full = {k: v for k, v in _outputs(quick_run).items() if "environment" not in k}
+    assert _outputs(tmp_path) == full
+
+
+def test_fast_path_refuses_results_of_other_parameters(quick_run, tmp_path):
+    """Committed results whose digest is not the current one (here: another root seed) are refused
+    with the experiment named, before anything is rendered."""
+    cfg = yaml.safe_load(QUICK.read_text())
+    cfg["seed"] += 1
+    other = tmp_path / "other_seed.yaml"
+    other.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    proc = snakemake(tmp_path, "render", "--cores", "1", "--configfile", str(other), "--config",
+                     "from_committed=true", f"committed_dir={quick_run / 'tables' / 'cells'}", check=False, mirror=False)
+    assert proc.returncode != 0
+    assert "were computed by other code, parameters or data" in proc.stdout + proc.stderr
+    assert not (tmp_path / "tables" / "replication.csv").exists()
+
+
+def test_readme_fast_path_regenerates_the_committed_tables(tmp_path):
+    """README's fast-path command, as typed there, run on the repository's committed paper-scale
+    results (in a scratch directory): the committed results belong to the current code and
+    config, and every committed table, figure and check file comes out byte for byte."""
+    text = (ROOT / "README.md").read_text()
+    block = text.split("<!-- fast-path -->")[1].split("<!-- /fast-path -->")[0]
+    line = next(ln for ln in block.splitlines() if ln.startswith("snakemake "))
+    args = line.split()[1:]
+    assert args[0] == "render"
+    snakemake(tmp_path, *args, mirror=False)
+    committed = {k: v for k, v in _outputs(ROOT).items() if "environment" not in k}
+    produced = _outputs(tmp_path)
+    assert sorted(produced) == sorted(committed)
+    assert [k for k in committed if produced[k] != committed[k]] == []

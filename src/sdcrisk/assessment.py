@@ -37,6 +37,7 @@ from .data import read_table
 from .linkage.probabilistic import ConvergenceWarning
 from .measures.information_loss import il_components
 from .measures.interval_disclosure import interval_disclosure_by_attribute
+from .measures.scenarios import ScenarioRangeError, scenario_range
 from .resources import MemoryLimitError
 from .validation import check_magnitude
 
@@ -180,16 +181,11 @@ def scenarios_from(columns: list[str], known: Sequence[str] | None = None,
         return [[columns.index(k) for k in known]]
     if scenarios is None:
         return [list(range(m))]
-    named = {"half": math.ceil(m / 2), "all": m}
     try:
-        lo, hi = (named[s] if s in named else int(s) for s in str(scenarios).split(".."))
-    except ValueError:
-        raise AssessError(f"scenarios: {scenarios!r}; expected 'lo..hi' with integers, 'half' or 'all', "
-                          "e.g. '1..all'") from None
-    if not 1 <= lo <= hi <= m:
-        raise AssessError(f"scenarios: {scenarios!r} gives no scenario for {m} attributes; expected "
-                          f"1 <= lo <= hi <= {m}")
-    return [list(range(j)) for j in range(lo, hi + 1)]
+        sizes = scenario_range(scenarios, m)
+    except ScenarioRangeError as exc:
+        raise AssessError(f"scenarios: {exc}") from None
+    return [list(range(j)) for j in sizes]
 
 
 def attack_names(attacks: Sequence[str] | None) -> list[str]:

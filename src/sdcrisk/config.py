@@ -1,4 +1,10 @@
-"""Load, validate and expand the replication config (config/config.yaml, config/quick.yaml).
+"""Load, layer, validate and expand the replication config (config/config.yaml, config/quick.yaml,
+a user's own file).
+
+A user's config file is a layer on the reference config (:func:`layer`): it adds data sets and
+experiments (replacing one of the same name) and plugins. Plugins (:func:`load_plugins`) are
+modules or ``.py`` files that register masking methods or attacks; a cell job loads only those its
+method and attacks come from (:func:`cell_plugins`), so listing one reruns no other cell.
 
 Validation happens before any job runs: the JSON schema (config/schema.yaml) catches misspelt
 keys and wrong types; :func:`validate` then checks what a schema cannot: method names against
@@ -8,14 +14,19 @@ names. Each error names the offending key path.
 
 from __future__ import annotations
 
+import copy
 import itertools
 import os
+import sys
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 import yaml
+
+from .measures.scenarios import ScenarioRangeError, scenario_range
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -150,14 +161,11 @@ def validate(cfg: dict, source: str = "config") -> dict:
                         except ValueError as exc:
                             raise ConfigError(f"{source}: {key}.methods.{method}.{pname}: {exc}") from None
         options = exp.get("options") or {}
-        spec_range = options.get("scenarios")
-        if spec_range is not None:
-            from .evaluation import parse_range
-            for d in exp["datasets"]:
-                m = len(datasets[d].get("columns") or []) or None
-                if m is not None and not parse_range(spec_range, m):
-                    raise ConfigError(f"{source}: {key}.options.scenarios: {spec_range!r} gives no scenario "
-                                      f"for data set {d!r} with {m} attributes; expected 'lo..hi' with lo <= hi")
+        for d in exp["datasets"] if "scenarios" in options else ():  # as evaluation.scenario_sizes reads it
+            try:
+                scenario_range(options["scenarios"], len(datasets[d]["columns"]), clip=True)
+            except ScenarioRangeError as exc:
+                raise ConfigError(f"{source}: {key}.options.scenarios: on data set {d!r}: {exc}") from None
         _check_option_keywords(options, f"{key}.options", source)
         attacks = options.get("attacks")
         if attacks is not None:
@@ -270,15 +278,139 @@ def _check_option_keywords(options: dict, key: str, source: str) -> None:
                                   f"expected one of {sorted(params)}")
 
 
-def load_plugins(cfg: dict, source: str = "config") -> None:
-    """Import the modules listed under ``plugins`` (they register masking methods or attacks on import)."""
-    import importlib
+# ----------------------------------------------------------------------------- layering
+NAMED_ENTRIES = ("datasets", "experiments")
 
-    for i, name in enumerate(cfg.get("plugins", []) or []):
+
+def layer(base: dict, *layers: dict, sources: Sequence[str] = ()) -> dict:
+    """``base`` with each of ``layers`` on top, in order (the Snakefile: the reference config, then
+    every ``--configfile``, then ``--config``). A layer's ``datasets`` and ``experiments`` are added
+    to those below; an entry with the name of one below replaces it whole (not key by key). Its
+    ``plugins`` are appended (each once); any other key (``seed``, ``data_mirror``) replaces.
+    ``sources`` name the layers in errors. Nothing is modified in place."""
+    out = copy.deepcopy(base)
+    for i, top in enumerate(layers):
+        source = sources[i] if i < len(sources) else f"config layer {i + 1}"
+        if not isinstance(top, dict):
+            raise ConfigError(f"{source}: expected a mapping of config keys, got {type(top).__name__}")
+        for key, value in copy.deepcopy(top).items():
+            if key in NAMED_ENTRIES:
+                if not isinstance(value, dict):
+                    raise ConfigError(f"{source}: {key}: expected a mapping of names to entries, "
+                                      f"got {type(value).__name__}")
+                out[key] = {**(out.get(key) or {}), **value}
+            elif key == "plugins":
+                if not isinstance(value, list):
+                    raise ConfigError(f"{source}: plugins: expected a list of modules or .py files, "
+                                      f"got {type(value).__name__}")
+                out[key] = list(dict.fromkeys([*(out.get(key) or []), *value]))
+            else:
+                out[key] = value
+    return out
+
+
+def read_layer(path: str | os.PathLike) -> dict:
+    """One config file as a layer (:func:`layer`): read strictly (:func:`read_yaml`), its plugin
+    files (``plugins:`` entries ending in ``.py``) made absolute against the file's directory."""
+    path = Path(path)
+    cfg = read_yaml(path)
+    cfg = {} if cfg is None else cfg
+    if isinstance(cfg, dict) and isinstance(cfg.get("plugins"), list):
+        cfg["plugins"] = [os.path.normpath(path.absolute().parent / p) if is_plugin_file(p) else p
+                          for p in cfg["plugins"]]
+    return cfg
+
+
+# ----------------------------------------------------------------------------- plugins
+# What each plugin module registered when it was loaded: module name -> {("method" | "attack", name)}.
+_REGISTERED: dict[str, set[tuple[str, str]]] = {}
+# The loaded plugins in load order: module name -> the plugin as listed (module name or .py file).
+_LOADED: dict[str, str] = {}
+
+
+def is_plugin_file(entry) -> bool:
+    """A ``plugins:`` entry is a file (``*.py``) or the name of an importable module."""
+    return isinstance(entry, str) and entry.endswith(".py")
+
+
+def _registrations() -> set[tuple[str, str]]:
+    from .attacks import ATTACKS
+    from .masking.registry import METHODS
+
+    return {("method", n) for n in METHODS} | {("attack", n) for n in ATTACKS}
+
+
+def _import_plugin(entry: str) -> str:
+    """Import one plugin and return its module name. A file (relative to the working directory) is
+    loaded as a module named after it, once; a second file of that name is refused."""
+    import importlib
+    import importlib.util
+
+    before = _registrations()
+    if is_plugin_file(entry):
+        path = Path(entry).absolute()
+        name = path.stem
+        loaded = sys.modules.get(name)
+        if loaded is not None:
+            if Path(getattr(loaded, "__file__", None) or "").absolute() != path:
+                raise ImportError(f"module name {name!r} is taken by {getattr(loaded, '__file__', None) or loaded!r}; "
+                                  "rename the file")
+        elif not path.is_file():
+            raise ImportError(f"no such file {path}")
+        else:
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
+    else:
+        name = importlib.import_module(entry).__name__
+    _REGISTERED.setdefault(name, set()).update(_registrations() - before)
+    _LOADED.setdefault(name, entry)
+    return name
+
+
+def load_plugins(cfg: dict, source: str = "config") -> None:
+    """Import the plugins listed under ``plugins`` (they register masking methods or attacks on
+    import): importable module names, or ``.py`` files relative to the working directory
+    (:func:`read_layer` makes a config file's own relative to that file)."""
+    for i, entry in enumerate(cfg.get("plugins", []) or []):
         try:
-            importlib.import_module(name)
-        except ImportError as exc:
-            raise ConfigError(f"{source}: plugins[{i}]: cannot import {name!r} ({exc})") from None
+            _import_plugin(entry)
+        except Exception as exc:  # ImportError, or the plugin's own code failing: name the entry
+            raise ConfigError(f"{source}: plugins[{i}]: cannot import {entry!r} ({type(exc).__name__}: {exc})") from None
+
+
+def _outside_package(func) -> str | None:
+    name = getattr(func, "__module__", None) or ""
+    return None if name == "sdcrisk" or name.startswith("sdcrisk.") else name
+
+
+def cell_plugin_modules(method: str, settings: dict | None = None) -> list[str]:
+    """The modules outside the package a cell's code comes from: those defining or registering its
+    masking method and, for the attack matrix, the attacks it runs (``settings``: :func:`cell_settings`)."""
+    from .attacks import ATTACKS, matrix_attacks
+    from .masking import get_method
+
+    settings = settings or {}
+    used = {("method", method): get_method(method).func}
+    if settings.get("evaluation") == "attack_matrix":
+        used.update({("attack", a): ATTACKS[a] for a in matrix_attacks(settings.get("options") or {})})
+    modules = {m for m, registered in _REGISTERED.items() if registered & set(used)}
+    modules |= {m for m in map(_outside_package, used.values()) if m}
+    return sorted(modules)
+
+
+def cell_plugins(method: str, settings: dict | None = None) -> list[str]:
+    """The plugins a cell's job loads (:func:`load_plugins`), as listed, in load order, files
+    relative to the working directory: only those its method or attacks come from, so that listing
+    or editing another plugin reruns no cell."""
+    used = set(cell_plugin_modules(method, settings))
+    return [os.path.relpath(entry) if is_plugin_file(entry) else entry
+            for name, entry in _LOADED.items() if name in used]
 
 
 def _sweep_for(sweep: dict, dataset: str, key: str, source: str) -> dict:

@@ -11,7 +11,6 @@ Scenarios (which attributes the intruder knows) are the first ``c`` attributes i
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 import numpy as np
@@ -32,23 +31,10 @@ from .belief import belief_from_candidate_sets, summarise
 from .measures import scores
 from .measures.information_loss import information_loss
 from .measures.interval_disclosure import interval_disclosure_by_attribute
-from .measures.scenarios import known_block_scenarios, scenario_average
+from .measures.scenarios import (DEFAULT_RANGE, ScenarioRangeError, half, known_block_scenarios, scenario_average,
+                                 scenario_range)
 
 Rows = list[tuple[str, str, float]]
-
-
-def half(m: int) -> int:
-    """Half of the attributes, rounded up (Nin, Herranz & Torra (2007) §3: known attributes range from one to half)."""
-    return math.ceil(m / 2)
-
-
-def parse_range(spec: str, m: int, n_blocks: int | None = None) -> list[int]:
-    """``"1..half"``, ``"2..5"``, ``"1..all"``, ``"2..groups"`` -> list of scenario sizes."""
-    lo, hi = spec.split("..")
-    named = {"half": half(m), "all": m, "groups": n_blocks or m}
-    lo_i = named.get(lo, None) or int(lo)
-    hi_i = named.get(hi, None) or int(hi)
-    return list(range(lo_i, min(hi_i, m if n_blocks is None else max(n_blocks, 1)) + 1))
 
 
 def percent(result) -> float:
@@ -56,18 +42,16 @@ def percent(result) -> float:
 
 
 # ----------------------------------------------------------------------------- generic DLD/PLD/ID/IL
-DEFAULT_SCENARIOS = "1..half"
-
-
 def scenario_sizes(opts, m: int) -> list[int]:
     """Sizes j of the first-j-attributes scenarios over which DLD, PLD and ID are averaged: the
-    experiment option ``scenarios`` (default ``"1..half"``, Nin, Herranz & Torra (2007) §3 "from one to half of the
-    attributes"; ``"2..all"`` reads Nin, Herranz & Torra (2008, multivariate microaggregation) §3.1 "varies from 2 to the total number")."""
-    spec = opts.get("scenarios", DEFAULT_SCENARIOS)
-    sizes = parse_range(spec, m)
-    if not sizes:
-        raise ValueError(f"scenarios: {spec!r} gives no scenario for {m} attributes; expected 'lo..hi', lo <= hi")
-    return sizes
+    experiment option ``scenarios`` (:func:`sdcrisk.measures.scenarios.scenario_range`; default
+    ``"1..half"``, Nin, Herranz & Torra (2007) §3 "from one to half of the attributes"; ``"2..all"``
+    reads Nin, Herranz & Torra (2008, multivariate microaggregation) §3.1 "varies from 2 to the
+    total number"). A bound beyond m stops at m."""
+    try:
+        return scenario_range(opts.get("scenarios", DEFAULT_RANGE), m, clip=True)
+    except ScenarioRangeError as exc:
+        raise ValueError(f"scenarios: {exc}") from None
 
 
 def interval_disclosure_known(x, y, opts, sizes) -> float:
@@ -115,7 +99,7 @@ def _location_attack(x, y, cell: Cell) -> tuple[Callable[[int], float], list[int
     n, m = x.shape
     if cell.method == "rankswap":
         attack = lambda c: rsrl(x, y, known=np.arange(c), p=params["p"]).n_correct  # noqa: E731
-        return attack, list(range(1, m + 1)), parse_range("1..half", m)
+        return attack, list(range(1, m + 1)), scenario_range(DEFAULT_RANGE, m)
     if cell.method == "optimal_univariate_ma":
         attack = lambda c: lrl_microaggregation(x, y, known=np.arange(c), k=params["k"]).n_correct  # noqa: E731
         return attack, list(range(2, 6)), list(range(2, 6))
@@ -186,7 +170,7 @@ def projected_scores(x, y, cell: Cell, opts, rng) -> Rows:
     Averages: ProLD over the known-group scenarios (the projection works per block); DLD, PLD and
     ID over the first-j-attributes scenarios of the ``scenarios`` option (the paper config uses
     j = 2..m, Nin, Herranz & Torra (2008, multivariate microaggregation) §3.1; averaging over groups fits Nin, Herranz & Torra (2007) Tables 10/11 far worse:
-    benchmarks/calibrate_mdav.py, REPLICATION.md)."""
+    research/calibrate_mdav.py, REPLICATION.md)."""
     n, m = x.shape
     v = int(dict(cell.params)["v"])
     blocks = attribute_blocks(m, v)

@@ -4,7 +4,7 @@ Snakemake reruns a job when its params or its rule's script change, not when the
 package changes, so without this an edited masking method, attack or renderer would leave stale
 outputs behind. Every rule therefore takes a digest of the package code it runs as a param: the
 cell rule :func:`cell_code` (the package's compute modules: masking, linkage, measures,
-evaluations, seeds; and any plugin module the cell uses), the other rules :func:`code_digest` of
+evaluations, seeds; and the plugin modules the cell uses), the other rules :func:`code_digest` of
 their module (data, replication, render, figures, belief). The digest is taken over the syntax
 tree without docstrings, so comments, docstrings and layout rerun nothing. It also covers the
 Python version (``major.minor``) and the versions of the libraries whose behaviour decides the
@@ -65,26 +65,15 @@ def code_digest(*modules: str, libraries: tuple[str, ...] = TABLE_LIBRARIES) -> 
     return _hash("".join(module_digest(m) for m in modules) + versions(libraries))
 
 
-def _own_module(func) -> list[str]:
-    """The module defining ``func`` when it lies outside the package (a plugin), else nothing."""
-    name = getattr(func, "__module__", "") or ""
-    return [] if name == "sdcrisk" or name.startswith("sdcrisk.") else [name]
-
-
 def cell_code(method: str, settings: dict | None = None) -> str:
     """Digest of the code behind a cell of ``method`` under the experiment's cell ``settings``
     (:func:`sdcrisk.config.cell_settings`): the compute modules, the seed derivation
-    (:class:`sdcrisk.config.Cell`) and any plugin module defining the method or, for the attack
-    matrix, one of the attacks it runs."""
-    from .attacks import ATTACKS, matrix_attacks
-    from .masking import get_method
+    (:class:`sdcrisk.config.Cell`) and the plugin modules defining or registering the method or, for
+    the attack matrix, one of the attacks it runs (:func:`sdcrisk.config.cell_plugin_modules`)."""
+    from .config import cell_plugin_modules
 
-    settings = settings or {}
-    plugins = _own_module(get_method(method).func)
-    if settings.get("evaluation") == "attack_matrix":
-        plugins += [m for a in matrix_attacks(settings.get("options") or {}) for m in _own_module(ATTACKS[a])]
-    return _hash(code_digest(*COMPUTE_MODULES, *sorted(set(plugins)), libraries=COMPUTE_LIBRARIES)
-                 + _seed_digest())
+    plugins = cell_plugin_modules(method, settings)
+    return _hash(code_digest(*COMPUTE_MODULES, *plugins, libraries=COMPUTE_LIBRARIES) + _seed_digest())
 
 
 @functools.cache

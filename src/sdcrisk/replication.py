@@ -4,9 +4,17 @@ Status of a published cell:
 
 * ``match``: within the published rounding (half a unit of the last printed digit); for a
   randomised cell also within two combined standard errors, ``2 sd sqrt(1/n + 1/n_paper)``,
-  where ``n_paper`` is the paper's replicate count (100 for Muralidhar & Domingo-Ferrer (2016); unknown for Nin, Herranz & Torra (2008, rank swapping); Nin, Herranz & Torra (2007), taken as our own n);
-* ``close``: within 1 percentage point or 5 % relative (record counts: 1 % of the file's n);
+  where ``n_paper`` is the paper's replicate count (100 for Muralidhar & Domingo-Ferrer (2016);
+  unknown for Nin, Herranz & Torra (2007) and (2008, rank swapping), taken as our own n);
+* ``close``: within 1 point (percentages, scores, IL) or 1 % of the file's n (record counts); no
+  relative tolerance, so a count off by more than 1 % of n is never close;
 * ``differs``: anything else; ``missing``: no regenerated value (must never happen).
+
+Each row is also a ``calibration`` or a ``held-out`` row: calibration rows are those an open
+choice of the replication was chosen on (``docs/calibration.yaml``, :func:`calibration_split`);
+the agreement is reported for both groups separately. Every ``differs`` row is pinned with its
+cause in ``docs/differing_cells.csv`` (:func:`explain`): a row that starts or stops differing is
+reported, so a regression cannot pass unnoticed.
 """
 
 from __future__ import annotations
@@ -22,9 +30,25 @@ import pandas as pd
 from .data import atomic_write, read_table
 
 KEYS = ["dataset", "method", "param", "known", "measure"]
+#: the columns that identify a row of the check (a published cell or a text claim)
+ROW_KEY = ["kind", "paper", "table", "dataset", "method", "param", "known", "measure"]
 #: replicate counts the papers state (Muralidhar & Domingo-Ferrer (2016) §4: 100 maskings); others unknown
 PAPER_REPLICATES = {"muralidhar2016_rank_rl": 100}
-DATASET_N = {"census": 1080, "eia": 4092}
+
+
+def write_shapes(paths: dict, out_json) -> None:
+    """``{data set: [records n, attributes m]}`` of the processed parquet files (from their
+    metadata) as JSON: the check's n for record counts and m for "half of the attributes"."""
+    import pyarrow.parquet as pq
+
+    shapes = {name: [pq.ParquetFile(path).metadata.num_rows, pq.ParquetFile(path).metadata.num_columns]
+              for name, path in paths.items()}
+    atomic_write(out_json, lambda p: Path(p).write_text(json.dumps(shapes, indent=1, sort_keys=True) + "\n"))
+
+
+def read_shapes(path) -> dict[str, tuple[int, int]]:
+    """The shapes written by :func:`write_shapes`."""
+    return {name: tuple(nm) for name, nm in json.loads(Path(path).read_text()).items()}
 
 
 # ----------------------------------------------------------------------------- targets
@@ -93,9 +117,7 @@ def status(published: float, decimals: int, mean: float, sd: float, n: int, n_pa
             return "close", "within 1% of n records"
     else:
         if diff <= 1.0:
-            return "close", "within 1 percentage point"
-    if published != 0 and diff <= 0.05 * abs(published):
-        return "close", "within 5% relative"
+            return "close", "within 1 point"
     return "differs", "outside every tolerance"
 
 
@@ -104,7 +126,8 @@ def _lookup(agg: pd.DataFrame, cfg: dict, paper: str, table: str | None) -> pd.D
     return agg[agg["experiment"].isin(exps)]
 
 
-def check_values(agg: pd.DataFrame, published: pd.DataFrame, cfg: dict) -> pd.DataFrame:
+def check_values(agg: pd.DataFrame, published: pd.DataFrame, cfg: dict, shapes: dict) -> pd.DataFrame:
+    """One row per published cell; ``shapes``: :func:`read_shapes` (n for record counts)."""
     rows = []
     for _, p in published.iterrows():
         sub = _lookup(agg, cfg, p["paper"], p["table"])
@@ -118,7 +141,7 @@ def check_values(agg: pd.DataFrame, published: pd.DataFrame, cfg: dict) -> pd.Da
             h = hit.iloc[0]
             mean, sd, n = float(h["mean"]), float(h["sd"]), int(h["n"])
         st, rule = status(value, _decimals(p["value"]), mean, sd, n, PAPER_REPLICATES.get(p["paper"]),
-                          p["unit"], DATASET_N.get(p["dataset"]))
+                          p["unit"], shapes.get(p["dataset"], (None, None))[0])
         rows.append({"kind": "cell", "paper": p["paper"], "table": p["table"], "dataset": p["dataset"],
                      "method": p["method"], "param": p["param"], "known": known, "measure": p["measure"],
                      "published": value, "published_hi": np.nan, "op": "eq", "mean": mean, "sd": sd, "n": n,
@@ -127,7 +150,7 @@ def check_values(agg: pd.DataFrame, published: pd.DataFrame, cfg: dict) -> pd.Da
 
 
 # ----------------------------------------------------------------------------- claims
-def _claim_values(agg: pd.DataFrame, cfg: dict, c) -> pd.DataFrame:
+def _claim_values(agg: pd.DataFrame, cfg: dict, c, m: int | None) -> pd.DataFrame:
     sub = _lookup(agg, cfg, c["paper"], None)
     sub = sub[(sub.dataset == c["dataset"]) & (sub.method == c["method"])]
     measure = c["measure"]
@@ -135,7 +158,6 @@ def _claim_values(agg: pd.DataFrame, cfg: dict, c) -> pd.DataFrame:
         measure = ["ProLD_PCP", "ProLD_Zscore"]
     sub = sub[sub.measure.isin(measure if isinstance(measure, list) else [measure])]
     known = str(c["known"])
-    m = {"census": 13, "eia": 10}.get(c["dataset"])
     if known in ("half", "groups"):
         sub = sub[sub.known.isin(["", "half", "groups"])] if (sub.known.isin(["", "half", "groups"])).any() \
             else sub[sub.known == str(math.ceil(m / 2))]
@@ -157,10 +179,12 @@ def _claim_values(agg: pd.DataFrame, cfg: dict, c) -> pd.DataFrame:
     return sub.iloc[0:0]
 
 
-def check_claims(agg: pd.DataFrame, claims: pd.DataFrame, cfg: dict) -> pd.DataFrame:
+def check_claims(agg: pd.DataFrame, claims: pd.DataFrame, cfg: dict, shapes: dict) -> pd.DataFrame:
+    """One row per text claim; ``shapes``: :func:`read_shapes` (m for "half of the attributes")."""
     rows = []
     for _, c in claims.iterrows():
-        vals = _claim_values(agg, cfg, c)
+        n_records, m = shapes.get(c["dataset"], (None, None))
+        vals = _claim_values(agg, cfg, c, m)
         value, op = float(c["value"]), c["op"]
         hi = float(c["value_hi"]) if str(c["value_hi"]) not in ("", "nan") else np.nan
         if vals.empty:
@@ -185,7 +209,7 @@ def check_claims(agg: pd.DataFrame, claims: pd.DataFrame, cfg: dict) -> pd.DataF
             else:
                 st, rule = status(value, _decimals(c["value"]), regenerated, sd, n,
                                   PAPER_REPLICATES.get(c["paper"]), "records" if "count" in c["measure"] else "percent",
-                                  DATASET_N.get(c["dataset"]))
+                                  n_records)
         rows.append({"kind": "claim", "paper": c["paper"], "table": c["where"], "dataset": c["dataset"],
                      "method": c["method"], "param": c["param"], "known": c["known"], "measure": c["measure"],
                      "published": value, "published_hi": hi, "op": op, "mean": regenerated, "sd": sd, "n": n,
@@ -193,101 +217,247 @@ def check_claims(agg: pd.DataFrame, claims: pd.DataFrame, cfg: dict) -> pd.DataF
     return pd.DataFrame(rows)
 
 
-# ----------------------------------------------------------------------------- explanations
+# ----------------------------------------------------------------------------- criteria
 EXPLANATIONS_FILE = "REPLICATION.md"
 UNEXPLAINED = "unexplained"
+CALIBRATION, HELD_OUT = "calibration", "held-out"
 _WHERE_KEYS = {"paper": "paper", "tables": "table", "datasets": "dataset", "methods": "method",
                "measures": "measure"}
 
 
-def load_explanations(path) -> list[dict]:
-    """Read the known-differences file (``docs/known_differences.yaml``): a list ``groups`` of
-    ``{id, section, title, where}``; ``where`` is one criterion or a list of them. Raises
-    ValueError naming the file and the bad entry."""
+def _read_yaml_list(path, key: str) -> list:
     import yaml
 
     path = Path(path)
     try:
         doc = yaml.safe_load(path.read_text())
     except (OSError, yaml.YAMLError) as exc:
-        raise ValueError(f"{path}: cannot read the known-differences file ({exc})") from exc
-    groups = doc.get("groups") if isinstance(doc, dict) else None
-    if not isinstance(groups, list) or not groups:
-        raise ValueError(f"{path}: expected a non-empty list under 'groups'")
+        raise ValueError(f"{path}: cannot read ({exc})") from exc
+    items = doc.get(key) if isinstance(doc, dict) else None
+    if not isinstance(items, list) or not items:
+        raise ValueError(f"{path}: expected a non-empty list under {key!r}")
+    return items
+
+
+def _criteria(path, where_name: str, i: int, entry_id: str, where, allow_empty: bool = False) -> list[dict]:
+    """A ``where`` value (one criterion or a list of them) checked and returned as a list.
+    Criterion keys: ``paper`` (one name), ``tables``, ``datasets``, ``methods``, ``measures`` (lists)."""
+    crit = [where] if isinstance(where, dict) else where
+    if not isinstance(crit, list) or (not crit and not allow_empty):
+        raise ValueError(f"{path}: {where_name}[{i}] ({entry_id}): where must be a criterion or a "
+                         f"{'' if allow_empty else 'non-empty '}list of criteria")
+    for c in crit:
+        bad = sorted(set(c) - set(_WHERE_KEYS)) if isinstance(c, dict) else ["(not a mapping)"]
+        lists_ok = isinstance(c, dict) and all(isinstance(c[k], list) for k in c if k != "paper")
+        if bad or not c or not lists_ok or not isinstance(c.get("paper", ""), str):
+            raise ValueError(f"{path}: {where_name}[{i}] ({entry_id}): a where criterion needs keys among "
+                             f"{sorted(_WHERE_KEYS)} (paper a name, the others lists), got {c!r}")
+    return crit
+
+
+def matches(result: pd.DataFrame, crit: list[dict]) -> pd.Series:
+    """Rows of the check that any of the criteria ``crit`` selects."""
+    hit = pd.Series(False, index=result.index)
+    for c in crit:
+        one = pd.Series(True, index=result.index)
+        for key, col in _WHERE_KEYS.items():
+            if key in c:
+                vals = [c[key]] if key == "paper" else c[key]
+                one &= result[col].astype(str).isin([str(v) for v in vals])
+        hit |= one
+    return hit
+
+
+# ----------------------------------------------------------------------------- calibration
+def load_calibration(path) -> list[dict]:
+    """Read ``docs/calibration.yaml``: a list ``choices`` of ``{id, choice, section, calibrated_on}``,
+    one per open choice of the replication, ``calibrated_on`` the published cells and claims the
+    choice was made on (criteria as in :func:`matches`; an empty list: chosen without looking at
+    a published value). Raises ValueError naming the file and the bad entry."""
     out = []
-    for i, g in enumerate(groups):
-        where = g.get("where") if isinstance(g, dict) else None
-        crit = [where] if isinstance(where, dict) else where
+    for i, c in enumerate(_read_yaml_list(path, "choices")):
+        if not isinstance(c, dict) or not all(isinstance(c.get(k), str) for k in ("id", "choice", "section")) \
+                or "calibrated_on" not in c:
+            raise ValueError(f"{path}: choices[{i}] needs id, choice, section (text) and calibrated_on "
+                             "(a criterion or a list of criteria, [] for none)")
+        if any(o["id"] == c["id"] for o in out):
+            raise ValueError(f"{path}: choices[{i}]: id {c['id']!r} used twice")
+        out.append({**c, "calibrated_on": _criteria(path, "choices", i, c["id"], c["calibrated_on"], allow_empty=True)})
+    return out
+
+
+def calibration_split(result: pd.DataFrame, choices: list[dict]) -> tuple[pd.Series, pd.Series]:
+    """``(split, calibrated_by)``: ``calibration`` for a row some open choice was chosen on (the ids
+    of those choices in ``calibrated_by``), ``held-out`` for every other row."""
+    by = pd.Series("", index=result.index, dtype=object)
+    for c in choices:
+        hit = matches(result, c["calibrated_on"])
+        by[hit] = by[hit].map(lambda s, i=c["id"]: f"{s} {i}".strip())
+    return by.map(lambda s: CALIBRATION if s else HELD_OUT), by
+
+
+# ----------------------------------------------------------------------------- explanations
+def load_explanations(path) -> list[dict]:
+    """Read the known-differences file (``docs/known_differences.yaml``): a list ``groups`` of
+    ``{id, section, title, where}``; ``where`` (one criterion or a list) is the scope in which
+    :func:`propose_pins` assigns the group to a newly differing row. Raises ValueError naming the
+    file and the bad entry."""
+    out = []
+    for i, g in enumerate(_read_yaml_list(path, "groups")):
         if (not isinstance(g, dict) or not isinstance(g.get("id"), str) or not isinstance(g.get("title"), str)
-                or not isinstance(g.get("section"), int) or not isinstance(crit, list) or not crit):
+                or not isinstance(g.get("section"), int) or "where" not in g):
             raise ValueError(f"{path}: groups[{i}] needs id (text), section (integer), title (text) and where "
                              "(a criterion or a non-empty list of criteria)")
-        for c in crit:
-            bad = sorted(set(c) - set(_WHERE_KEYS)) if isinstance(c, dict) else ["(not a mapping)"]
-            lists_ok = isinstance(c, dict) and all(isinstance(c[k], list) for k in c if k != "paper")
-            if bad or not c or not lists_ok or not isinstance(c.get("paper", ""), str):
-                raise ValueError(f"{path}: groups[{i}] ({g['id']}): a where criterion needs keys among "
-                                 f"{sorted(_WHERE_KEYS)} (paper a name, the others lists), got {c!r}")
+        crit = _criteria(path, "groups", i, g["id"], g["where"])
         if any(o["id"] == g["id"] for o in out):
             raise ValueError(f"{path}: groups[{i}]: id {g['id']!r} used twice (list its criteria under one where)")
         out.append({**g, "where": crit})
     return out
 
 
-def explain(result: pd.DataFrame, groups: list[dict]) -> pd.Series:
-    """Group id of the first known difference matching each ``differs`` / ``missing`` row, ``""``
-    for rows that match or are close, :data:`UNEXPLAINED` when no group matches."""
-    out = pd.Series("", index=result.index, dtype=object)
-    todo = result.status.isin(["differs", "missing"])
-    out[todo] = UNEXPLAINED
-    for g in groups:
-        for crit in g["where"]:
-            hit = todo & (out == UNEXPLAINED)
-            for key, col in _WHERE_KEYS.items():
-                if key in crit:
-                    vals = [crit[key]] if key == "paper" else crit[key]
-                    hit &= result[col].astype(str).isin([str(v) for v in vals])
-            out[hit] = g["id"]
-    return out
+def _key(df: pd.DataFrame) -> pd.Series:
+    return df[ROW_KEY].astype(str).agg("|".join, axis=1)
+
+
+def read_pins(path) -> pd.DataFrame:
+    """The pinned differing rows (``docs/differing_cells.csv``): :data:`ROW_KEY` columns and ``cause``."""
+    pins = pd.read_csv(path, dtype=str, keep_default_na=False)
+    missing = sorted(set(ROW_KEY + ["cause"]) - set(pins.columns))
+    if missing:
+        raise ValueError(f"{path}: missing columns {missing}; expected {ROW_KEY + ['cause']}")
+    if _key(pins).duplicated().any():
+        raise ValueError(f"{path}: a row is pinned twice: {_key(pins)[_key(pins).duplicated()].iloc[0]}")
+    return pins
+
+
+def explain(result: pd.DataFrame, pins: pd.DataFrame) -> pd.Series:
+    """The pinned cause of each ``differs`` / ``missing`` row, ``""`` for rows that match or are
+    close, :data:`UNEXPLAINED` for a differing row that is not pinned (a regression, or a change
+    whose cause has not been recorded)."""
+    cause = dict(zip(_key(pins), pins["cause"]))
+    out = _key(result).map(lambda k: cause.get(k, UNEXPLAINED))
+    return out.where(result.status.isin(["differs", "missing"]), "")
+
+
+def stale_pins(result: pd.DataFrame, pins: pd.DataFrame) -> pd.DataFrame:
+    """Pinned rows that no longer differ (or no longer exist): the pin list needs updating."""
+    differing = set(_key(result[result.status.isin(["differs", "missing"])]))
+    return pins[~_key(pins).isin(differing)]
+
+
+def propose_pins(result: pd.DataFrame, groups: list[dict], pins: pd.DataFrame | None = None) -> pd.DataFrame:
+    """A new pin list for the differing rows of ``result``: the cause pinned before where there is
+    one, else the first group whose scope (``where``) covers the row, else :data:`UNEXPLAINED`
+    (to be assigned by hand with the evidence). For maintainers: ``python -m sdcrisk.replication``."""
+    bad = result[result.status.isin(["differs", "missing"])].copy()
+    old = dict(zip(_key(pins), pins["cause"])) if pins is not None else {}
+    cause = pd.Series(UNEXPLAINED, index=bad.index, dtype=object)
+    for g in reversed(groups):
+        cause[matches(bad, g["where"])] = g["id"]
+    bad["cause"] = [old.get(k, c) for k, c in zip(_key(bad), cause)]
+    return bad[ROW_KEY + ["cause"]].astype(str)
 
 
 # ----------------------------------------------------------------------------- report
 def check(aggregated_paths, values_path, claims_path, cfg: dict, out_csv, out_md, out_summary,
-          explanations_path=None) -> pd.DataFrame:
-    """Write ``tables/replication.{csv,md}`` and the summary; ``explanations_path``: the
-    known-differences file (:func:`load_explanations`), read before anything is written."""
-    groups = load_explanations(explanations_path) if explanations_path is not None else []
+          explanations_path, calibration_path, pins_path, shapes_path) -> pd.DataFrame:
+    """Write ``tables/replication.{csv,md}`` and the summary. ``explanations_path``: the cause
+    groups (:func:`load_explanations`); ``calibration_path``: the open choices
+    (:func:`load_calibration`); ``pins_path``: the pinned differing rows (:func:`read_pins`);
+    ``shapes_path``: the data sets' n and m (:func:`write_shapes`). Every input is read before
+    anything is written."""
+    groups = load_explanations(explanations_path)
+    choices = load_calibration(calibration_path)
+    pins = read_pins(pins_path)
+    unknown = sorted(set(pins["cause"]) - {g["id"] for g in groups})
+    if unknown:
+        raise ValueError(f"{pins_path}: causes {unknown} are not groups of {explanations_path}")
+    shapes = read_shapes(shapes_path)
     agg = read_aggregated(aggregated_paths)
     published = pd.read_csv(values_path, dtype=str, keep_default_na=False)
     claims = pd.read_csv(claims_path, dtype=str, keep_default_na=False)
-    result = pd.concat([check_values(agg, published, cfg), check_claims(agg, claims, cfg)], ignore_index=True)
-    result["explanation"] = explain(result, groups)
+    result = pd.concat([check_values(agg, published, cfg, shapes), check_claims(agg, claims, cfg, shapes)],
+                       ignore_index=True)
+    result["split"], result["calibrated_by"] = calibration_split(result, choices)
+    result["explanation"] = explain(result, pins)
+    stale = stale_pins(result, pins)
     atomic_write(out_csv, lambda p: result.to_csv(p, index=False, float_format="%.6g"))
     summary = {
         "cells": int((result.kind == "cell").sum()),
         "claims": int((result.kind == "claim").sum()),
         "status": dict(Counter(result.status)),
         "match_or_close": match_or_close(result),
+        "by_paper": by_paper(result),
+        "unexplained": int((result.explanation == UNEXPLAINED).sum()),
+        "stale_pins": len(stale),
         "by_paper_table": {
             f"{pa}|{ta}": dict(Counter(g.status)) for (pa, ta), g in result.groupby(["paper", "table"], sort=False)
         },
     }
     atomic_write(out_summary, lambda p: Path(p).write_text(json.dumps(summary, indent=1, sort_keys=True) + "\n"))
-    atomic_write(out_md, lambda p: Path(p).write_text(markdown_report(result, summary, groups)))
+    atomic_write(out_md, lambda p: Path(p).write_text(markdown_report(result, summary, groups, choices, stale)))
     return result
 
 
+def _share(mask: pd.Series, ok: pd.Series) -> dict:
+    return {"ok": int((ok & mask).sum()), "n": int(mask.sum()),
+            "share": round(float((ok & mask).sum() / mask.sum()), 4) if mask.any() else None}
+
+
 def match_or_close(result: pd.DataFrame) -> dict:
-    """Rows that match or are close, over all rows and over the cells of deterministic masking
-    methods (no sampling noise: the calibration points of REPLICATION.md), as {ok, n, share}."""
+    """Rows that match or are close, as {ok, n, share}: over all rows, over the cells of
+    deterministic masking methods (no sampling noise), and over the calibration and held-out rows
+    (when ``result`` has a ``split`` column)."""
     from .masking import get_method
 
     ok = result.status.isin(["match", "close"])
     methods = result.method.where(result.kind == "cell")
     deterministic = methods.map(lambda m: isinstance(m, str) and not get_method(m).randomised).astype(bool)
-    share = lambda mask: {"ok": int((ok & mask).sum()), "n": int(mask.sum()),
-                          "share": round(float((ok & mask).sum() / mask.sum()), 4) if mask.any() else None}
-    return {"all": share(pd.Series(True, index=result.index)), "deterministic_cells": share(deterministic)}
+    out = {"all": _share(pd.Series(True, index=result.index), ok), "deterministic_cells": _share(deterministic, ok)}
+    if "split" in result:
+        out.update({split: _share(result.split == split, ok) for split in (CALIBRATION, HELD_OUT)})
+    return out
+
+
+def by_paper(result: pd.DataFrame) -> dict:
+    """Per paper and split (all, calibration, held-out): rows per status and the match-or-close share."""
+    out = {}
+    for paper, g in result.groupby("paper", sort=False):
+        parts = {"all": g, CALIBRATION: g[g.split == CALIBRATION], HELD_OUT: g[g.split == HELD_OUT]}
+        out[paper] = {name: {**{s: int((part.status == s).sum()) for s in ("match", "close", "differs", "missing")},
+                             **_share(pd.Series(True, index=part.index), part.status.isin(["match", "close"]))}
+                      for name, part in parts.items()}
+    return out
+
+
+PAPER_NAMES = {
+    "muralidhar2016_rank_rl": "Muralidhar & Domingo-Ferrer (2016)",
+    "nin2007_location_rl": "Nin, Herranz & Torra (2007)",
+    "nin2008_rethinking_rs": "Nin, Herranz & Torra (2008, rank swapping)",
+    "nin2008_multivariate_ma": "Nin, Herranz & Torra (2008, multivariate microaggregation)",
+    "torra_belief": "Torra, Stokes et al. (compatible probabilities)",
+    "beyond_papers": "Beyond the papers",
+}
+
+
+def _pct(s: dict) -> str:
+    return "-" if s["share"] is None else f"{s['ok']} / {s['n']} ({100 * s['share']:.0f} %)"
+
+
+def per_paper_table(summary: dict) -> list[str]:
+    """Markdown table: per paper, match-or-close over all, calibration and held-out rows."""
+    lines = ["| paper | rows | match | close | differs | match or close | calibration rows | held-out rows |",
+             "|---|---|---|---|---|---|---|---|"]
+    for paper, s in summary["by_paper"].items():
+        a = s["all"]
+        lines.append(f"| {PAPER_NAMES.get(paper, paper)} | {a['n']} | {a['match']} | {a['close']} | "
+                     f"{a['differs'] + a['missing']} | {_pct(a)} | {_pct(s[CALIBRATION])} | {_pct(s[HELD_OUT])} |")
+    t = summary["match_or_close"]
+    lines.append(f"| **all papers** | {t['all']['n']} | {summary['status'].get('match', 0)} | "
+                 f"{summary['status'].get('close', 0)} | "
+                 f"{summary['status'].get('differs', 0) + summary['status'].get('missing', 0)} | {_pct(t['all'])} | "
+                 f"{_pct(t.get(CALIBRATION, {'share': None}))} | {_pct(t.get(HELD_OUT, {'share': None}))} |")
+    return lines
 
 
 def _share_line(what: str, s: dict) -> str:
@@ -295,20 +465,34 @@ def _share_line(what: str, s: dict) -> str:
     return f"- {what}: match or close {share}."
 
 
-def markdown_report(result: pd.DataFrame, summary: dict, groups: list[dict] = ()) -> str:
+def markdown_report(result: pd.DataFrame, summary: dict, groups: list[dict] = (), choices: list[dict] = (),
+                    stale: pd.DataFrame | None = None) -> str:
     lines = ["# Replication check", "",
              "Every published table cell and text claim against its regenerated value. Status rules:",
-             "`match` = within the published rounding or two combined standard errors; `close` = within",
-             "1 percentage point or 5 % relative (record counts: 1 % of n); `differs` = anything else.",
-             f"Each `differs` row names its cause group (below); the evidence is in `{EXPLANATIONS_FILE}`,",
+             "`match` = within the published rounding, or for randomised cells within two combined standard",
+             "errors; `close` = within 1 point (percentages, scores, IL) or 1 % of n (record counts);",
+             "`differs` = anything else. `calibration` rows are those an open choice of the replication was",
+             "chosen on (`docs/calibration.yaml`); every other row is `held-out`. Each `differs` row names its",
+             f"cause (pinned in `docs/differing_cells.csv`); the evidence is in `{EXPLANATIONS_FILE}`,",
              "section \"Results and every `differs`\".", "",
              f"Cells: {summary['cells']}, claims: {summary['claims']}; "
              + ", ".join(f"{summary['status'].get(k, 0)} {k}" for k in ("match", "close", "differs", "missing")) + ".",
              "",
              _share_line("All rows", summary["match_or_close"]["all"]),
              _share_line("Cells of deterministic masking methods (individual-ranking, optimal univariate and MDAV "
-                         "microaggregation)", summary["match_or_close"]["deterministic_cells"]), "",
-             "| paper | table | match | close | differs | missing |", "|---|---|---|---|---|---|"]
+                         "microaggregation)", summary["match_or_close"]["deterministic_cells"])]
+    if CALIBRATION in summary["match_or_close"]:
+        lines += [_share_line("Calibration rows", summary["match_or_close"][CALIBRATION]),
+                  _share_line("Held-out rows", summary["match_or_close"][HELD_OUT])]
+    if "by_paper" in summary:
+        lines += ["", "## Per paper", ""] + per_paper_table(summary)
+    if choices:
+        lines += ["", "## Open choices and the rows they were calibrated on", "",
+                  "| choice | what was chosen | evidence | rows |", "|---|---|---|---|"]
+        lines += [f"| `{c['id']}` | {c['choice']} | {EXPLANATIONS_FILE}, {c['section']} | "
+                  f"{int(result.calibrated_by.str.split().map(lambda ids, i=c['id']: i in ids).sum()) if 'calibrated_by' in result else '-'} |"
+                  for c in choices]
+    lines += ["", "## Per table", "", "| paper | table | match | close | differs | missing |", "|---|---|---|---|---|---|"]
     for key, counts in summary["by_paper_table"].items():
         pa, ta = key.split("|")
         lines.append(f"| {pa} | {ta} | {counts.get('match', 0)} | {counts.get('close', 0)} | "
@@ -321,12 +505,37 @@ def markdown_report(result: pd.DataFrame, summary: dict, groups: list[dict] = ()
         lines += [f"| `{g['id']}` | {g['section']} | {g['title']} | {causes[g['id']]} |" for g in groups
                   if causes[g["id"]]]
         if causes[UNEXPLAINED]:
-            lines.append(f"| `{UNEXPLAINED}` | - | no known cause matches | {causes[UNEXPLAINED]} |")
+            lines.append(f"| `{UNEXPLAINED}` | - | not pinned: a new difference | {causes[UNEXPLAINED]} |")
+    if stale is not None and len(stale):
+        lines += ["", f"## Pinned as differing but no longer differing ({len(stale)})", "",
+                  "Update `docs/differing_cells.csv` (`python -m sdcrisk.replication`).", ""]
+        lines += [f"- {' | '.join(str(v) for v in r)}" for r in stale[ROW_KEY].itertuples(index=False)]
     lines += ["", "## Cells and claims that differ", "",
-              "| paper | table | dataset | method | param | known | measure | published | regenerated (sd, n) | cause |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+              "| paper | table | dataset | method | param | known | measure | published | regenerated (sd, n) | split | cause |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for _, r in bad.iterrows():
         lines.append(f"| {r.paper} | {r.table} | {r.dataset} | {r.method} | {r.param} | {r.known} | {r.measure} | "
-                     f"{r.published:g} | {r['mean']:.2f} ({r.sd:.2f}, {r.n}) | {r.explanation} |")
+                     f"{r.published:g} | {r['mean']:.2f} ({r.sd:.2f}, {r.n}) | {r.get('split', '')} | {r.explanation} |")
     return "\n".join(lines) + "\n"
 
+
+def main(argv=None) -> int:
+    """Maintainers: rewrite the pin list from a check (``tables/replication.csv``) after a rerun
+    whose changed differences were examined: ``python -m sdcrisk.replication [replication.csv]``."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("replication", nargs="?", default="tables/replication.csv")
+    ap.add_argument("--pins", default="docs/differing_cells.csv")
+    ap.add_argument("--groups", default="docs/known_differences.yaml")
+    a = ap.parse_args(argv)
+    result = pd.read_csv(a.replication, dtype=str, keep_default_na=False)
+    pins = read_pins(a.pins) if Path(a.pins).exists() else None
+    new = propose_pins(result, load_explanations(a.groups), pins)
+    atomic_write(a.pins, lambda p: new.to_csv(p, index=False))
+    print(f"{a.pins}: {len(new)} differing rows pinned, {int((new.cause == UNEXPLAINED).sum())} {UNEXPLAINED}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

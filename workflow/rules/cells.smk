@@ -14,6 +14,20 @@ def settings_of(wc):
     return sdc_config.cell_settings(config["experiments"][wc.experiment])
 
 
+# Everything a cell job's numbers depend on: its params (Snakemake reruns a cell when one changes;
+# the committed results' digests are taken over the same values: workflow/rules/committed.smk).
+CELL_PARAMS = dict(
+    cell=cell_of,
+    experiment=lambda wc: settings_of(wc),
+    seed=config["seed"],
+    # only the plugins the cell's method and attacks come from: listing another reruns nothing
+    plugins=lambda wc: sdc_config.cell_plugins(cell_of(wc).method, settings_of(wc)),
+    # the code behind the cell (sdcrisk.provenance; every rule has one): editing a masking
+    # method, attack or plugin reruns its cells, comments and docstrings do not count
+    code=lambda wc: sdc_provenance.cell_code(cell_of(wc).method, settings_of(wc)),
+)
+
+
 rule cell:
     input:
         "data/processed/{dataset}.parquet",
@@ -24,13 +38,7 @@ rule cell:
     benchmark:
         "benchmarks/out/cells/{experiment}/{dataset}/{cell}.tsv"
     params:
-        cell=cell_of,
-        experiment=lambda wc: settings_of(wc),
-        seed=config["seed"],
-        plugins=config.get("plugins", []),
-        # the code behind the cell (sdcrisk.provenance; every rule has one): editing a masking
-        # method or attack reruns its cells, comments and docstrings do not count
-        code=lambda wc: sdc_provenance.cell_code(cell_of(wc).method, settings_of(wc)),
+        **CELL_PARAMS,
     script:
         "../scripts/run_cell.py"
 

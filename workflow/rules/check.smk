@@ -1,12 +1,29 @@
 # The replication check: every published cell and claim against its regenerated value.
 
 
+# n and m of every data set, read from the processed files (the fast path takes them from the
+# manifest of the committed results instead: workflow/rules/committed.smk).
+rule data_shapes:
+    input:
+        expand("data/processed/{dataset}.parquet", dataset=config["datasets"]),
+    output:
+        "data/shapes.json",
+    params:
+        datasets=list(config["datasets"]),
+        code=sdc_provenance.code_digest("sdcrisk.replication"),
+    run:
+        sdc_rep.write_shapes(dict(zip(params.datasets, input)), output[0])
+
+
 rule check:
     input:
         aggregated=expand("results/aggregated/{experiment}.csv", experiment=config["experiments"]),
         values=repo_path("published", "published_values.csv"),
         claims=repo_path("published", "published_claims.csv"),
         explanations=repo_path("docs", "known_differences.yaml"),
+        calibration=repo_path("docs", "calibration.yaml"),
+        pins=repo_path("docs", "differing_cells.csv"),
+        shapes="data/shapes.json",
     output:
         csv=report("tables/replication.csv", category="Replication check", caption="../report/replication.rst"),
         md="tables/replication.md",
@@ -18,6 +35,22 @@ rule check:
         code=sdc_provenance.code_digest("sdcrisk.replication"),
     script:
         "../scripts/check.py"
+
+
+# Every published value against its regenerated value, one panel per paper.
+rule overview:
+    input:
+        replication="tables/replication.csv",
+        shapes="data/shapes.json",
+    output:
+        png=report("figures/replication_overview.png", category="Replication check", caption="../report/replication.rst"),
+        pdf="figures/replication_overview.pdf",
+    log:
+        "logs/overview.log",
+    params:
+        code=sdc_provenance.code_digest("sdcrisk.overview", "sdcrisk.replication", libraries=sdc_provenance.FIGURE_LIBRARIES),
+    script:
+        "../scripts/overview.py"
 
 
 # The software behind this run (Python, platform, every package the project needs): with

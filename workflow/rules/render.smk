@@ -23,7 +23,9 @@ rule table:
 
 rule figure:
     input:
-        lambda wc: f"results/aggregated/{FIGURES[wc.name][0]}.csv",
+        aggregated=lambda wc: f"results/aggregated/{FIGURES[wc.name][0]}.csv",
+        published=repo_path("published", "published_values.csv"),
+        claims=repo_path("published", "published_claims.csv"),
     output:
         png=report("figures/{name}.png", category="Figures", caption="../report/figure.rst"),
         pdf="figures/{name}.pdf",
@@ -34,8 +36,9 @@ rule figure:
     params:
         experiment=lambda wc: config["experiments"][FIGURES[wc.name][0]],
         figure=lambda wc: FIGURES[wc.name][1],
-        name=lambda wc: wc.name,
-        code=sdc_provenance.code_digest("sdcrisk.figures", libraries=sdc_provenance.FIGURE_LIBRARIES),
+        # axis labels (units), averaged scenarios (render) and paper names (replication) too
+        code=sdc_provenance.code_digest("sdcrisk.figures", "sdcrisk.measures.units", "sdcrisk.render",
+                                        "sdcrisk.replication", libraries=sdc_provenance.FIGURE_LIBRARIES),
     script:
         "../scripts/render_figure.py"
 

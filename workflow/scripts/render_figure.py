@@ -1,8 +1,8 @@
-"""Snakemake adapter: one figure as PNG and PDF."""
+"""Snakemake adapter: one figure as PNG and PDF, published values overlaid where printed."""
 
 from sdcrisk.figures import render_figure
 from sdcrisk.joblog import log_stderr
 
 log_stderr(snakemake.log[0])
-render_figure(snakemake.input[0], snakemake.params.experiment, snakemake.params.figure,
-              snakemake.params.name, snakemake.output.png, snakemake.output.pdf)
+render_figure(snakemake.input.aggregated, snakemake.params.experiment, snakemake.params.figure,
+              snakemake.output.png, snakemake.output.pdf, snakemake.input.published, snakemake.input.claims)

@@ -6,6 +6,10 @@ assumed to know that, in our case, ranges from one to half of the attributes"; t
 Tables 7/8. For block-wise masking (MDAV / projected microaggregation on blocks of v attributes,
 Nin, Herranz & Torra (2008, multivariate microaggregation) §3.1, Nin, Herranz & Torra (2007) Table 9) the intruder knows the first j *groups of variables*,
 j = 2 .. number of blocks.
+
+A range of scenario sizes is written ``"lo..hi"`` (:func:`scenario_range`): the experiment option
+``scenarios`` of the DAG, checked by :func:`sdcrisk.config.validate`, and ``sdcrisk assess
+--scenarios`` read it with this one parser.
 """
 
 from __future__ import annotations
@@ -19,6 +23,40 @@ import numpy as np
 from ..validation import check_int
 
 RULES = ("first_j", "all_subsets", "sampled_subsets")
+# Nin, Herranz & Torra (2007) §3: "ranges from one to half of the attributes"
+DEFAULT_RANGE = "1..half"
+
+
+class ScenarioRangeError(ValueError):
+    """A scenario range that is not ``"lo..hi"`` or gives no scenario; the message starts with the
+    range as given, so that each caller can put its own key (``scenarios: ...``) in front."""
+
+
+def half(m: int) -> int:
+    """Half of the m attributes, rounded up (Nin, Herranz & Torra (2007) §3: known attributes range
+    "from one to half of the attributes")."""
+    return math.ceil(m / 2)
+
+
+def scenario_range(spec: str, m: int, *, clip: bool = False) -> list[int]:
+    """The sizes j of the first-j-attributes scenarios of the range ``spec = "lo..hi"`` on m attributes.
+
+    ``lo`` and ``hi`` are positive integers, ``half`` (ceil(m/2), Nin, Herranz & Torra (2007) §3) or
+    ``all`` (m; "from 2 to the total number", Nin, Herranz & Torra (2008, multivariate
+    microaggregation) §3.1). With ``clip`` a ``hi`` beyond m stops at m (one experiment option on data
+    sets of different widths); without it, it is an error. Raises :class:`ScenarioRangeError`.
+    """
+    m = check_int("m", m, 1)
+    named = {"half": half(m), "all": m}
+    try:
+        lo, hi = (named[s] if s in named else int(s) for s in str(spec).split(".."))
+    except ValueError:
+        raise ScenarioRangeError(f"{spec!r}; expected 'lo..hi' with integers, 'half' or 'all', e.g. '1..all'") from None
+    top = min(hi, m) if clip else hi
+    if not 1 <= lo <= top <= m:
+        bound = f"1 <= lo <= hi, lo <= {m}" if clip else f"1 <= lo <= hi <= {m}"
+        raise ScenarioRangeError(f"{spec!r} gives no scenario for {m} attributes; expected {bound}")
+    return list(range(lo, top + 1))
 
 
 def known_scenarios(m: int, rule: str = "first_j", j_min: int = 1, j_max: int | None = None,
@@ -34,7 +72,7 @@ def known_scenarios(m: int, rule: str = "first_j", j_min: int = 1, j_max: int | 
     m = check_int("m", m, 1)
     if rule not in RULES:
         raise ValueError(f"rule must be one of {', '.join(map(repr, RULES))}, got {rule!r}")
-    j_max = math.ceil(m / 2) if j_max is None else check_int("j_max", j_max, 1, m)
+    j_max = half(m) if j_max is None else check_int("j_max", j_max, 1, m)
     j_min = check_int("j_min", j_min, 1, j_max)
     sizes = range(j_min, j_max + 1)
     if rule == "first_j":
@@ -95,5 +133,5 @@ def scenario_average(per_attribute, scenarios: Sequence[np.ndarray]) -> float:
     return float(np.mean([a[np.asarray(c)].mean() for c in scenarios]))
 
 
-__all__ = ["known_scenarios", "known_block_scenarios", "block_columns",
-           "average_linkage", "scenario_average", "RULES"]
+__all__ = ["DEFAULT_RANGE", "ScenarioRangeError", "half", "scenario_range", "known_scenarios",
+           "known_block_scenarios", "block_columns", "average_linkage", "scenario_average", "RULES"]

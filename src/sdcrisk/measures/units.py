@@ -21,19 +21,6 @@ UNBOUNDED_PERCENT = frozenset(("IL", "IL1", "IL2", "IL3", "IL4", "IL5", "Score",
 COUNTS = frozenset(("DBRL_count", "LLD_count", "RSRL_annotated_union_count", "RSRL_annotated_union_half_count"))
 BITS = frozenset(("nonspecificity", "pignistic_entropy"))
 
-LABELS = {**{m: "% correctly linked" for m in ATTACK_PERCENT},
-          **{m: "% of records" for m in ("DLD", "PLD", "LLD", "RSLD", "RSRL_pct", "ProLD_PCP", "ProLD_Zscore")},
-          "ID": "% of values in their interval", "DR_RSLD": "disclosure risk, %",
-          "IL": "information loss, % (mean relative error; may exceed 100)",
-          **{m: "score, % (mean of IL and DR)" for m in UNBOUNDED_PERCENT - {"IL", "IL1", "IL2", "IL3", "IL4", "IL5"}},
-          **{m: "records correctly linked" for m in COUNTS}}
-
-
-def label(measure: str) -> str:
-    """The axis label of ``measure`` ("" when it has none)."""
-    return LABELS.get(measure, "")
-
-
 def out_of_range(measure: str, value: float) -> bool:
     """Whether ``value`` lies outside the range of ``measure`` (see module docstring); a measure
     of unknown unit is out of range, so a new measure must declare its unit here."""

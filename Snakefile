@@ -95,7 +95,7 @@ rule all:
     default_target: True
     input:
         rules.render.input,
-        [] if config.get("from_committed") else rules.snapshot.output,
+        [] if FROM_COMMITTED else rules.snapshot.output,
         "tables/environment.json",
         expand("results/notebooks/{paper}.ipynb", paper=NOTEBOOK_PAPERS),
         expand("results/notebooks/{paper}.html", paper=NOTEBOOK_PAPERS),

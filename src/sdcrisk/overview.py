@@ -26,7 +26,8 @@ def _as_percent(result: pd.DataFrame, shapes: dict) -> pd.DataFrame:
     n = out["dataset"].map(lambda d: shapes.get(d, (np.nan, 0))[0]).astype(float)
     counts = out["measure"].astype(str).str.endswith("_count")
     for col in ("published", "mean"):
-        out[col] = np.where(counts, 100.0 * out[col].astype(float) / n, out[col].astype(float))
+        value = pd.to_numeric(out[col], errors="coerce")  # a missing regenerated value is empty
+        out[col] = np.where(counts, 100.0 * value / n, value)
     return out
 
 
@@ -49,7 +50,8 @@ def overview_figure(replication_csv, shapes_json, out_png, out_pdf) -> None:
     handles = {}
     for ax, paper in zip(axes.flat, papers):
         rows = result[result["paper"] == paper]
-        top = float(np.nanmax(rows[["published", "mean"]].to_numpy(float))) * 1.05 if len(rows) else 1.0
+        values = rows[["published", "mean"]].to_numpy(float)
+        top = float(np.nanmax(values)) * 1.05 if np.isfinite(values).any() else 1.0
         ax.plot([0, top], [0, top], color="0.5", lw=0.8, zorder=1)
         for status, (c, m) in STATUS_STYLE.items():
             sel = rows[rows["status"] == status]

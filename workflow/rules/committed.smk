@@ -17,10 +17,12 @@ def experiment_digest(experiment):
     return sdc_committed.experiment_digest(jobs, sdc_provenance.code_digest("sdcrisk.replication"))
 
 
+# `--config from_committed=true` arrives as text, a config file gives a boolean
+FROM_COMMITTED = str(config.get("from_committed", False)).lower() == "true"
 # where the fast path reads the committed results (a test points it at another run's snapshot)
 COMMITTED = config.get("committed_dir") or repo_path("tables", "cells")
 
-if config.get("from_committed"):
+if FROM_COMMITTED:
 
     localrules: aggregate_from_committed, shapes_from_committed
     ruleorder: aggregate_from_committed > aggregate

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from sdcrisk.replication import (CALIBRATION, HELD_OUT, ROW_KEY, UNEXPLAINED, by_paper, calibration_split, explain,
-                                 load_calibration, load_explanations, markdown_report, match_or_close, propose_pins,
+                                 load_calibration, load_explanations, markdown_report, match_or_close, per_paper_table, propose_pins,
                                  read_pins, stale_pins, status)
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -94,6 +94,18 @@ def test_match_or_close_shares():
     assert shares["all"] == {"ok": 4, "n": 6, "share": round(4 / 6, 4)}
     assert shares["deterministic_cells"] == {"ok": 2, "n": 4, "share": 0.5}
     assert match_or_close(df[df.method == "rankswap"])["deterministic_cells"] == {"ok": 0, "n": 0, "share": None}
+
+
+def test_documents_show_the_committed_per_paper_counts():
+    """README and REPLICATION.md carry the per-paper table of the committed check, as the check
+    writes it (sdcrisk.replication.per_paper_table)."""
+    import json
+
+    summary = json.loads((ROOT / "tables" / "replication_summary.json").read_text())
+    block = "\n".join(per_paper_table(summary))
+    for doc in ("README.md", "REPLICATION.md"):
+        text = (ROOT / doc).read_text()
+        assert text.split("<!-- per-paper -->")[1].split("<!-- /per-paper -->")[0].strip() == block, doc
 
 
 def _committed():

@@ -59,7 +59,7 @@ def _env() -> dict:
 
 def _snakemake(workdir: Path, *args: str) -> list[str]:
     return [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
-            "--configfile", str(QUICK), *args, f"tables/{TABLE}.csv"]
+            f"tables/{TABLE}.csv", "--configfile", str(QUICK), *args]  # the target before --configfile
 
 
 def _cancel(prefix: str) -> None:

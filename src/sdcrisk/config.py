@@ -26,7 +26,6 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-from .measures.scenarios import ScenarioRangeError, scenario_range
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -161,6 +160,8 @@ def validate(cfg: dict, source: str = "config") -> dict:
                         except ValueError as exc:
                             raise ConfigError(f"{source}: {key}.methods.{method}.{pname}: {exc}") from None
         options = exp.get("options") or {}
+        from .measures.scenarios import ScenarioRangeError, scenario_range  # here: renderers import config without the measures
+
         for d in exp["datasets"] if "scenarios" in options else ():  # as evaluation.scenario_sizes reads it
             try:
                 scenario_range(options["scenarios"], len(datasets[d]["columns"]), clip=True)

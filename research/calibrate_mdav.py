@@ -144,7 +144,7 @@ def main():
                 gs = range(2, len(bl) + 1)
                 d = np.mean([dbrl(x, y, known=np.concatenate(bl[:g])).percent_correct for g in gs])
                 pc = np.mean([projected_rl(x, y, np.arange(g), 3, projection="pcp").percent_correct for g in gs])
-                print(f"    seed001 MDAV v=3 k=25 census: DLD(groups) {d:.2f} / 15.86   ProLD_PCP {pc:.2f} / 53.49")
+                print(f"    Nin, Herranz & Torra (2008, multivariate microaggregation) MDAV v=3 k=25 census: DLD(groups) {d:.2f} / 15.86   ProLD_PCP {pc:.2f} / 53.49")
             print(f"    ({time.time() - t0:.0f} s)")
 
 

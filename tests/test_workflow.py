@@ -247,7 +247,7 @@ def test_fast_path_renders_everything_from_the_committed_results(quick_run, tmp_
     args = ("render", "--cores", "2", "--configfile", str(QUICK), "--config", "from_committed=true",
             f"committed_dir={committed}")
     planned = set(planned_jobs(snakemake(tmp_path, *args, "-n", mirror=False).stdout))
-    assert planned >= {"aggregate_from_committed", "table", "figure", "check"}
+    assert planned >= {"restore_committed", "table", "figure", "check"}
     assert not planned & {"cell", "aggregate", "fetch_data", "process_data", "preflight"}
     snakemake(tmp_path, *args, mirror=False)
     full = {k: v for k, v in _outputs(quick_run).items() if "environment" not in k}

@@ -8,11 +8,13 @@ rule data_shapes:
         expand("data/processed/{dataset}.parquet", dataset=config["datasets"]),
     output:
         "data/shapes.json",
+    log:
+        "logs/data_shapes.log",
     params:
         datasets=list(config["datasets"]),
         code=sdc_provenance.code_digest("sdcrisk.replication"),
-    run:
-        sdc_rep.write_shapes(dict(zip(params.datasets, input)), output[0])
+    script:
+        "../scripts/data_shapes.py"
 
 
 rule check:

@@ -24,28 +24,25 @@ COMMITTED = config.get("committed_dir") or repo_path("tables", "cells")
 
 if FROM_COMMITTED:
 
-    localrules: aggregate_from_committed, shapes_from_committed
-    ruleorder: aggregate_from_committed > aggregate
-    ruleorder: shapes_from_committed > data_shapes
+    localrules: restore_committed
+    ruleorder: restore_committed > aggregate
+    ruleorder: restore_committed > data_shapes
 
-    rule aggregate_from_committed:
+    rule restore_committed:
         input:
-            csv=os.path.join(COMMITTED, "{experiment}.csv"),
+            csv=expand(os.path.join(COMMITTED, "{experiment}.csv"), experiment=config["experiments"]),
             manifest=os.path.join(COMMITTED, sdc_committed.MANIFEST),
         output:
-            "results/aggregated/{experiment}.csv",
+            aggregated=expand("results/aggregated/{experiment}.csv", experiment=config["experiments"]),
+            shapes="data/shapes.json",
+        log:
+            "logs/restore_committed.log",
         params:
-            digest=lambda wc: experiment_digest(wc.experiment),
-        run:
-            sdc_committed.restore(wildcards.experiment, input.csv, input.manifest, params.digest, output[0])
-
-    rule shapes_from_committed:
-        input:
-            os.path.join(COMMITTED, sdc_committed.MANIFEST),
-        output:
-            "data/shapes.json",
-        run:
-            sdc_committed.restore_shapes(input[0], output[0])
+            experiments=list(config["experiments"]),
+            digests=lambda wc: {e: experiment_digest(e) for e in config["experiments"]},
+            code=sdc_provenance.code_digest("sdcrisk.committed"),
+        script:
+            "../scripts/restore_committed.py"
 
 else:
 
@@ -58,10 +55,12 @@ else:
         output:
             expand("tables/cells/{experiment}.csv", experiment=config["experiments"]),
             manifest="tables/cells/" + sdc_committed.MANIFEST,
+        log:
+            "logs/snapshot.log",
         params:
             experiments=list(config["experiments"]),
             digests=lambda wc: {e: experiment_digest(e) for e in config["experiments"]},
+            out_dir="tables/cells",
             code=sdc_provenance.code_digest("sdcrisk.committed"),
-        run:
-            sdc_committed.snapshot(dict(zip(params.experiments, input.aggregated)), params.digests, input.shapes,
-                                   "tables/cells")
+        script:
+            "../scripts/snapshot.py"

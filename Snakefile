@@ -41,7 +41,13 @@ _layered = sdc_config.layer(sdc_config.load(os.path.join(workflow.basedir, "conf
                             sources=_sources)
 config.clear()
 config.update(_layered)
-sdc_config.validate(config, source="config")
+# Validated once, by the Snakemake process the user started; the processes Snakemake starts for
+# single jobs (cluster job steps, `run:` jobs) only load the plugins: validation imports every
+# masking method and attack, about 3 s of CPU that a job step would pay for every cell.
+if workflow.is_main_process:
+    sdc_config.validate(config, source="config")
+else:
+    sdc_config.load_plugins(config, source="config")
 
 CELLS = sdc_config.cells(config)
 TABLES = sdc_rep.table_targets(config)      # {"nin2007_location_rl_T1": (experiment, "T1"), ...}

@@ -140,22 +140,14 @@ def test_committed_check_reports_the_calibration_split():
     assert used == {c["id"] for c in choices if c["calibrated_on"]}
 
 
-@pytest.mark.parametrize("text, key", [
+BAD_CALIBRATION = [
     ("choices: []", "non-empty list under 'choices'"),
     ("choices:\n  - {id: a, choice: A, section: S}", "choices[0] needs id"),
     ("choices:\n  - {id: a, choice: A, section: S, calibrated_on: {paper: p, tabels: [T1]}}", "choices[0] (a): a where"),
     ("choices:\n  - {id: a, choice: A, section: S, calibrated_on: []}\n  - {id: a, choice: B, section: S, calibrated_on: []}",
      "used twice"),
-])
-def test_bad_calibration_file_names_the_entry(tmp_path, text, key):
-    bad = tmp_path / "calibration.yaml"
-    bad.write_text(text)
-    with pytest.raises(ValueError, match="calibration.yaml") as err:
-        load_calibration(bad)
-    assert key in str(err.value)
-
-
-@pytest.mark.parametrize("text, key", [
+]
+BAD_GROUPS = [
     ("groups: []", "non-empty list under 'groups'"),
     ("groups:\n  - {id: a, section: 1, title: A}", "groups[0] needs id"),
     ("groups:\n  - {id: a, section: 1, title: A, where: []}", "groups[0] (a): where must be"),
@@ -165,10 +157,15 @@ def test_bad_calibration_file_names_the_entry(tmp_path, text, key):
     ("groups: [", "cannot read"),
     ("groups:\n  - {id: a, section: 1, title: A, where: {paper: p}}\n  - {id: a, section: 2, title: B, where: {paper: q}}",
      "used twice"),
-])
-def test_bad_known_differences_file_names_the_entry(tmp_path, text, key):
-    bad = tmp_path / "known.yaml"
+]
+
+
+@pytest.mark.parametrize("loader, name, text, key",
+                         [(load_calibration, "calibration.yaml", *case) for case in BAD_CALIBRATION]
+                         + [(load_explanations, "known.yaml", *case) for case in BAD_GROUPS])
+def test_bad_choice_or_cause_file_names_the_entry(tmp_path, loader, name, text, key):
+    bad = tmp_path / name
     bad.write_text(text)
-    with pytest.raises(ValueError, match="known.yaml") as err:
-        load_explanations(bad)
+    with pytest.raises(ValueError, match=name) as err:
+        loader(bad)
     assert key in str(err.value)

@@ -308,7 +308,13 @@ def render_figure(aggregated_csv, experiment: dict, figure: str, out_png, out_pd
                   claims_csv=None):
     """Write the figure as PNG and PDF (same bytes for the same inputs)."""
     agg = pd.read_csv(aggregated_csv, dtype={"known": str, "param": str}, keep_default_na=False)
-    fig = build_figure(agg, experiment, figure, published_points(experiment, published_csv, claims_csv))
+    save_figure(build_figure(agg, experiment, figure, published_points(experiment, published_csv, claims_csv)),
+                out_png, out_pdf)
+
+
+def save_figure(fig, out_png, out_pdf) -> None:
+    """Write ``fig`` as PNG and PDF, each atomically and without a creation date (same bytes for
+    the same figure), and close it."""
     for out in (out_png, out_pdf):
         pdf = str(out).endswith(".pdf")
         atomic_write(out, lambda tmp: fig.savefig(tmp, dpi=130, metadata={"CreationDate": None} if pdf else None))

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data import atomic_write
+from .figures import save_figure
 from .replication import CALIBRATION, PAPER_NAMES, read_shapes
 
 STATUS_STYLE = {"match": ("#1b7837", "o"), "close": ("#5aae61", "s")}
@@ -84,6 +84,4 @@ def overview_figure(replication_csv, shapes_json, out_png, out_pdf) -> None:
     fig.legend(list(handles.values()), list(handles.keys()), title="status / cause", loc="lower center",
                ncol=4, fontsize=8, title_fontsize=9, frameon=False)
     fig.tight_layout(rect=(0, 0.05 + 0.02 * (len(handles) // 4), 1, 0.95))
-    for out, pdf in ((out_png, False), (out_pdf, True)):
-        atomic_write(out, lambda tmp: fig.savefig(tmp, dpi=130, metadata={"CreationDate": None} if pdf else None))
-    plt.close(fig)
+    save_figure(fig, out_png, out_pdf)

@@ -50,7 +50,8 @@ rule overview:
     log:
         "logs/overview.log",
     params:
-        code=sdc_provenance.code_digest("sdcrisk.overview", "sdcrisk.replication", libraries=sdc_provenance.FIGURE_LIBRARIES),
+        code=sdc_provenance.code_digest("sdcrisk.overview", "sdcrisk.figures", "sdcrisk.replication",
+                                       libraries=sdc_provenance.FIGURE_LIBRARIES),
     script:
         "../scripts/overview.py"
 

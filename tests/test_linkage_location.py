@@ -201,3 +201,17 @@ def test_unbounded_window_reduces_to_dbrl(census):
     assert np.array_equal(rsrl(census, y, [0, 1, 2], distance=n - 1).links, base)
     assert np.array_equal(rsrl_annotated_union(census, y, [0, 1, 2], distance=n - 1).links, base)
     assert (rsrl_annotated_union(census, y, [0, 1, 2], distance=n - 1).candidates == n).all()
+
+
+@pytest.mark.parametrize("attack", ["rsrl", "lrl"])
+def test_links_do_not_depend_on_counting(swapped, census, attack):
+    if attack == "rsrl":
+        x, y, p = swapped
+        run = lambda count: rsrl(x, y, p=20, count=count)  # noqa: E731
+    else:
+        x = census
+        y = mask("optimal_univariate_ma", x, np.random.default_rng(0), k=3)
+        run = lambda count: lrl_microaggregation(x, y, count=count)  # noqa: E731
+    with_sizes, without = run(True), run(False)
+    assert without.candidates is None and with_sizes.candidates.min() >= 1
+    assert np.array_equal(with_sizes.links, without.links) and np.array_equal(with_sizes.score, without.score)

@@ -27,6 +27,7 @@ import math
 import time
 import warnings
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -34,6 +35,7 @@ import pandas as pd
 
 from .attacks import ATTACKS, KNOWN_ATTRIBUTE_ATTACKS
 from .data import read_table
+from .kernels import warm_in_background
 from .linkage.probabilistic import ConvergenceWarning
 from .measures.information_loss import il_components
 from .measures.interval_disclosure import interval_disclosure_by_attribute
@@ -47,6 +49,8 @@ ATTACK_NAMES = {"DBRL": "DBRL", "RBRL-SUM": "RBRL-Sum", "RBRL-MAX": "RBRL-Max", 
                 "RS-RL": "RS-RL(p<=20%)", "RS-RL(P<=20%)": "RS-RL(p<=20%)", "L-RL": "L-RL(MA)",
                 "L-RL(MA)": "L-RL(MA)", "GDBRL": "GDBRL", "ID": "ID"}
 DEFAULT_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "RS-RL(p<=20%)", "L-RL(MA)", "GDBRL", "ID")
+CONCURRENT_MAX = 100_000  # records: up to this many, two attacks run at a time (_run_attacks)
+START_ORDER = {"GDBRL": 0, "PRL": 2}  # the others 1 (_run_attacks)
 READERS = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
 
@@ -223,19 +227,51 @@ def _attack_row(name, x, y, perm, cols, seed) -> tuple[float, float, str, float]
     """(linked, percent, note, seconds) of one attack; the masked file is seen in order ``perm``."""
     rng = np.random.Generator(np.random.PCG64(seed))
     t0 = time.perf_counter()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", ConvergenceWarning)
-        try:
-            res = ATTACKS[name](x, y[perm], np.asarray(cols), 2, rng)
-        except MemoryLimitError as exc:
-            return math.nan, math.nan, f"not run: {exc}", time.perf_counter() - t0
+    try:
+        res = ATTACKS[name](x, y[perm], np.asarray(cols), 2, rng)
+    except MemoryLimitError as exc:
+        return math.nan, math.nan, f"not run: {exc}", time.perf_counter() - t0
     seconds = time.perf_counter() - t0
     links = res.links
     linked = int(np.sum((links >= 0) & (perm[np.maximum(links, 0)] == np.arange(links.size))))
-    notes = [str(w.message) for w in caught if issubclass(w.category, ConvergenceWarning)]
+    notes = []
+    if res.info.get("converged") is False:
+        notes.append(f"EM did not converge in {res.info['iterations']} iterations; the weights may be unreliable")
     if res.info.get("solver") == "sparse":
         notes.append(f"sparse assignment on {res.info['candidates']} nearest candidates")
     return linked, 100.0 * linked / links.size, "; ".join(notes), seconds
+
+
+def _run_attacks(tasks, x, y, perm, seed, say):
+    """Results of the attacks ``tasks`` ([(name, cols)]), in order. Up to :data:`CONCURRENT_MAX`
+    records two run at a time (threads: the kernels, scipy's assignment solver and numba's
+    compiler release the GIL for much of their time, so on a 2-core machine a slow attack overlaps
+    the others); above it one at a time, each using every core and the memory the machine has
+    (each attack checks that before a big allocation). On first use after an install PRL's
+    kernels are compiled in a second process meanwhile (:mod:`sdcrisk.kernels`)."""
+    steps = len(tasks)
+    done = []
+    warmup = warm_in_background({name for name, _ in tasks})
+
+    def one(k):
+        name, cols = tasks[k]
+        warmup.wait(name)
+        out = _attack_row(name, x, y, perm, cols, seed)
+        done.append(k)
+        say(f"[{len(done)}/{steps}] {name}, {len(cols)} known attribute(s): {out[3]:.1f} s")
+        return out
+
+    with warnings.catch_warnings():  # a non-converged EM is reported in the note instead
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        # GDBRL first: its exact assignment runs seconds in scipy's solver without the GIL, beside
+        # the others; PRL last, when its kernels are compiled
+        order = sorted(range(steps), key=lambda k: START_ORDER.get(tasks[k][0], 1))
+        if x.shape[0] > CONCURRENT_MAX or steps < 2:
+            results = {k: one(k) for k in order}
+            return [results[k] for k in range(steps)]
+        with ThreadPoolExecutor(2) as pool:
+            futures = {k: pool.submit(one, k) for k in order}
+            return [futures[k].result() for k in range(steps)]
 
 
 def assess(original, masked, *, id: str | None = None, known: Sequence[str] | None = None,
@@ -249,7 +285,8 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     scenario with :data:`COLUMNS`: ``measure`` (attack, ``ID``, ``IL`` or ``IL1``..``IL5``),
     ``kind`` ("disclosure risk" / "information loss"), ``scenario`` and ``known`` (the known
     attributes, comma-separated), ``n_known``, ``n`` records, ``linked`` (correct links),
-    ``percent`` (units in the module docstring), ``seconds`` and ``note`` (e.g. an EM that did not
+    ``percent`` (units in the module docstring), ``seconds`` (wall time; two attacks share the
+    machine on files up to :data:`CONCURRENT_MAX` records) and ``note`` (e.g. an EM that did not
     converge). ``attrs["pairing"]`` says how records were paired.
     """
     say = progress or (lambda message: None)
@@ -270,14 +307,11 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     for w in warnings_out:
         say(f"warning: {w}")
     rows = []
-    steps = len(sets) * len(todo) + bool(information_loss)
-    step = 0
     id_by_attribute = None
+    tasks = []
     for cols in sets:
         label, known_names = _scenario_label(cols, columns), ",".join(columns[c] for c in cols)
         for name in todo:
-            step += 1
-            say(f"[{step}/{steps}] {name}, {len(cols)} known attribute(s)")
             if name == "ID":
                 t0 = time.perf_counter()
                 if id_by_attribute is None:
@@ -285,12 +319,17 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
                 value = float(id_by_attribute[cols].mean())
                 rows.append(("ID", RISK, label, known_names, len(cols), n, math.nan, value,
                              time.perf_counter() - t0, ""))
-                continue
-            linked, pct, note, seconds = _attack_row(name, x, y, perm, cols, seed)
-            rows.append((name, RISK, label, known_names, len(cols), n, linked, pct, seconds, note))
+            else:
+                rows.append((name, RISK, label, known_names, len(cols), n))
+                tasks.append((name, cols))
+    say(f"{len(tasks)} attack(s) on {n} records")
+    results = iter(_run_attacks(tasks, x, y, perm, seed, say))
+    for k, r in enumerate(rows):
+        if len(r) == 6:  # an attack's row: linked, percent, seconds, note
+            linked, pct, note, seconds = next(results)
+            rows[k] = (*r, linked, pct, seconds, note)
     if information_loss:
-        step += 1
-        say(f"[{step}/{steps}] information loss")
+        say("information loss")
         t0 = time.perf_counter()
         parts = 100.0 * il_components(x, y)
         seconds = time.perf_counter() - t0

@@ -33,8 +33,9 @@ ATTACKS: dict[str, Callable] = {
     "RBRL-Max": lambda x, y, known, v, rng: rbrl(x, y, known=known, criterion="max"),
     "PRL": lambda x, y, known, v, rng: prl(x, y, known=known, rng=rng),
     # RS-RL with p unknown but bounded (Nin, Herranz & Torra (2008, rank swapping) §3, last paragraph: "for example, the 20%")
-    "RS-RL(p<=20%)": lambda x, y, known, v, rng: rsrl(x, y, known=known, p=20.0),
-    "L-RL(MA)": lambda x, y, known, v, rng: lrl_microaggregation(x, y, known=known),
+    # (the attacks report links only: no candidate-set sizes, see sdcrisk.linkage.location)
+    "RS-RL(p<=20%)": lambda x, y, known, v, rng: rsrl(x, y, known=known, p=20.0, count=False),
+    "L-RL(MA)": lambda x, y, known, v, rng: lrl_microaggregation(x, y, known=known, count=False),
     "Pro-RL-PCP": lambda x, y, known, v, rng: projected_rl(x, y, _half_blocks(x.shape[1], v), v, projection="pcp"),
     "Pro-RL-Zscore": lambda x, y, known, v, rng: projected_rl(x, y, _half_blocks(x.shape[1], v), v,
                                                              projection="zscore"),

@@ -98,10 +98,10 @@ def _location_attack(x, y, cell: Cell) -> tuple[Callable[[int], float], list[int
     params = dict(cell.params)
     n, m = x.shape
     if cell.method == "rankswap":
-        attack = lambda c: rsrl(x, y, known=np.arange(c), p=params["p"]).n_correct  # noqa: E731
+        attack = lambda c: rsrl(x, y, known=np.arange(c), p=params["p"], count=False).n_correct  # noqa: E731
         return attack, list(range(1, m + 1)), scenario_range(DEFAULT_RANGE, m)
     if cell.method == "optimal_univariate_ma":
-        attack = lambda c: lrl_microaggregation(x, y, known=np.arange(c), k=params["k"]).n_correct  # noqa: E731
+        attack = lambda c: lrl_microaggregation(x, y, known=np.arange(c), k=params["k"], count=False).n_correct  # noqa: E731
         return attack, list(range(2, 6)), list(range(2, 6))
     if cell.method == "mdav":
         blocks = attribute_blocks(m, int(params["v"]))
@@ -143,7 +143,7 @@ def rsrl_scores(x, y, cell: Cell, opts, rng) -> Rows:
     annotated-union RS-RL vs DBRL with half of the attributes known (Table 7)."""
     n, m = x.shape
     P = rsrl_distance(cell, n)
-    pct = {c: percent(rsrl(x, y, known=np.arange(c), distance=P)) for c in range(1, m + 1)}
+    pct = {c: percent(rsrl(x, y, known=np.arange(c), distance=P, count=False)) for c in range(1, m + 1)}
     rows: Rows = [("RSRL_pct", str(c), v) for c, v in pct.items()]
     sizes = scenario_sizes(opts, m)
     comp = standard_components(x, y, sizes, opts, rng)

@@ -11,7 +11,8 @@ mean and sd, Euclidean or Mahalanobis), not squared: the total of Euclidean dist
 (``cost="euclidean"``, the default) or of squared distances (``cost="sqeuclidean"``).
 
 ``method="exact"`` solves the dense n x n problem with scipy's ``linear_sum_assignment`` (n^2
-doubles, checked against the memory limit). ``method="sparse"`` keeps each original's
+doubles, checked against the memory limit), masked records as the rows: on tied distances the
+solver's choice among equally short assignments depends on the orientation. ``method="sparse"`` keeps each original's
 ``candidates`` nearest masked records (scipy's k-d tree; with ``approx=eps`` each candidate lies
 within (1 + eps) times the distance of the true k-th nearest, which made the search 3x faster at
 100,000 records for 0.23 pp fewer correct links, see ``docs/benchmarks.md``) and solves
@@ -62,11 +63,16 @@ def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardis
 
         check_memory(f"gdbrl: the exact {n} x {n} cost matrix", 2 * 8.0 * n * n,
                      "use method='sparse' for large files")
-        d = cdist(xs, ys, "sqeuclidean" if cost == "sqeuclidean" else "euclidean")
-        rows, links = linear_sum_assignment(d)
-        score = d[rows, links]
-        info = {"solver": "exact", "total_cost": float(score.sum())}
-        return LinkResult(links=links.astype(np.int64), score=score, info=info)
+        d = cdist(ys, xs, "sqeuclidean" if cost == "sqeuclidean" else "euclidean")
+        # masked records as rows: the same optimum, found 2.5-3.5x faster on EIA's many tied
+        # distances (rank swapping p = 5: 1.9 s against 6.6 s; docs/benchmarks.md)
+        cols, rows = linear_sum_assignment(d)
+        links = np.full(n, -1, dtype=np.int64)
+        links[rows] = cols
+        score = np.full(n, np.inf)
+        score[rows] = d[cols, rows]
+        info = {"solver": "exact", "total_cost": float(score[rows].sum())}
+        return LinkResult(links=links, score=score, info=info)
     from scipy.spatial import cKDTree
 
     k = min(check_int("candidates", candidates, 1), ys.shape[0])

@@ -45,14 +45,21 @@ Why the result equals the brute force:
 Candidate-set sizes (:meth:`KDTree.count`) are exact orthogonal range counts in the same tree: a
 node whose key ranges lie inside the box adds its row count without being descended.
 
-Queries run in parallel (``prange``) over independent rows of ``a``; every query's result is a
+Queries run in parallel over blocks of independent rows of ``a`` (serial ``nogil`` kernels on a
+pool of ``numba.get_num_threads()`` threads: a ``parallel=True`` kernel took four times as long to
+compile, 9 s against 2 s, which a first ``sdcrisk assess`` paid); every query's result is a
 function of that query alone, so it does not depend on the number of threads.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
+from numba import njit
+
+from .sorting import argsort_stable
 
 LEAF_SIZE = 64
 METRICS = {"sqeuclidean": 0, "l1": 1, "linf": 2}
@@ -60,7 +67,7 @@ METRICS = {"sqeuclidean": 0, "l1": 1, "linf": 2}
 # numpy: far above any summation-order rounding error (~ m * eps), far below real distance gaps.
 REL_TOL = 1e-10
 _PAIR_CHUNK = 1 << 18
-_CHUNK = 64  # queries per parallel task
+_BLOCK = 256  # fewest queries per thread task
 _NEAR = 16  # rows near the minimum kept per query during the search (more: a range search)
 _BIG = np.iinfo(np.int64).max
 
@@ -91,16 +98,20 @@ def exact_best(a: np.ndarray, b: np.ndarray, rows: np.ndarray, cols: np.ndarray,
 def _build(pts, keys, idx, mult, leaf):
     """k-d tree over the rows of ``pts`` (keys, original indices and multiplicities alongside).
 
-    Returns the row permutation and the node arrays; node ``v`` holds rows ``start[v]:end[v]`` of the
-    permuted arrays, children ``left[v]``/``right[v]`` (-1: leaf)."""
+    Returns the row permutation, the node arrays (their first ``nn`` entries used), ``nn`` and the
+    depth; node ``v`` holds rows ``start[v]:end[v]`` of the permuted arrays, children
+    ``left[v]``/``right[v]`` (-1: leaf)."""
     n, m = pts.shape
     c = keys.shape[1]
     half = max((leaf + 1) // 2, 1)  # every non-root node has at least this many rows
     cap = 2 * (n // half + 1) + 1
     start = np.zeros(cap, dtype=np.int64)
     end = np.zeros(cap, dtype=np.int64)
-    left = np.full(cap, -1, dtype=np.int64)
-    right = np.full(cap, -1, dtype=np.int64)
+    left = np.empty(cap, dtype=np.int64)
+    right = np.empty(cap, dtype=np.int64)
+    for v in range(cap):
+        left[v] = -1
+        right[v] = -1
     depth = np.zeros(cap, dtype=np.int64)
     blo = np.empty((cap, m))
     bhi = np.empty((cap, m))
@@ -172,7 +183,7 @@ def _build(pts, keys, idx, mult, leaf):
         w = e - s
         for p in range(s, e):
             tmp[p - s] = keys[perm[p], d] if on_key else pts[perm[p], d]
-        o = np.argsort(tmp[:w], kind="mergesort")
+        o = argsort_stable(tmp[:w])
         for t in range(w):
             seg[t] = perm[s + o[t]]
         for t in range(w):
@@ -187,8 +198,7 @@ def _build(pts, keys, idx, mult, leaf):
         left[v] = nn
         right[v] = nn + 1
         nn += 2
-    return (perm, start[:nn], end[:nn], left[:nn], right[:nn], blo[:nn], bhi[:nn], klo[:nn], khi[:nn],
-            minidx[:nn], count[:nn], maxdepth)
+    return perm, start, end, left, right, blo, bhi, klo, khi, minidx, count, nn, maxdepth
 
 
 # ---------------------------------------------------------------- search kernels
@@ -278,203 +288,218 @@ def _in_box(lo, hi, i, keys, p):
     return True
 
 
-@njit(cache=True, parallel=True)
-def _query(q, ptsT, keysT, idx, start, end, left, right, blo, bhi, klo, khi, minidx, maxdepth, maxleaf,
-           metric, lo, hi, use_box, tol, near):
+@njit(cache=True, nogil=True)
+def _query(i0, i1, links, dist, found, q, ptsT, keysT, idx, start, end, left, right, blo, bhi, klo, khi,
+           minidx, maxdepth, maxleaf, metric, lo, hi, use_box, tol, near):
     """Per query row: the minimum distance over the allowed rows and the lowest original index
     attaining it (-1, inf when no row is allowed or every distance is infinite).
 
     With a non-empty ``near`` (n x K), also the original indices of the rows within
     ``best + tol[i]`` of the final minimum ``best``, written to ``near[i, :count]``; the returned
-    count is -1 when more than K rows qualify."""
-    n = q.shape[0]
+    count is -1 when more than K rows qualify. Rows ``i0:i1`` only, into ``links``, ``dist``,
+    ``found``."""
+    collect = near.shape[0] > 0
+    K = near.shape[1]
+    cap = 2 * maxdepth + 4
+    node = np.empty(cap, dtype=np.int64)
+    bnd = np.empty(cap)
+    full = np.empty(cap, dtype=np.bool_)
+    cidx = np.empty(K, dtype=np.int64)
+    cd = np.empty(K)
+    acc = np.empty(maxleaf)
+    ok = np.empty(maxleaf, dtype=np.bool_)
+    for i in range(i0, i1):
+        best = np.inf
+        lim = np.inf  # prune above: best, or best + tol[i] while collecting
+        t = tol[i] if collect else 0.0
+        arg = -1
+        nc = 0
+        over = False
+        top = 0
+        st = 2
+        if use_box:
+            st = _key_state(lo, hi, i, klo, khi, 0)
+        if st > 0:
+            node[0] = 0
+            bnd[0] = _bound(q, i, blo, bhi, 0, metric)
+            full[0] = st == 2
+            top = 1
+        while top > 0:
+            top -= 1
+            v = node[top]
+            bv = bnd[top]
+            if bv > lim or (not collect and bv == best and minidx[v] > arg):
+                continue
+            inside = full[top]
+            if left[v] < 0:
+                s0 = start[v]
+                if _leaf(q, i, ptsT, keysT, s0, end[v], metric, lo, hi, not inside, acc, ok) > lim:
+                    continue  # no row of the leaf is near enough
+                for u in range(end[v] - s0):
+                    if not inside and not ok[u]:
+                        continue
+                    d = acc[u]
+                    p = s0 + u
+                    if collect and d <= lim and not over:
+                        if nc == K:  # drop rows no longer within tolerance of the best
+                            kept = 0
+                            for w in range(nc):
+                                if cd[w] <= lim:
+                                    cidx[kept] = cidx[w]
+                                    cd[kept] = cd[w]
+                                    kept += 1
+                            nc = kept
+                        if nc == K:
+                            over = True
+                        else:
+                            cidx[nc] = idx[p]
+                            cd[nc] = d
+                            nc += 1
+                    if d < best or (d == best and idx[p] < arg):
+                        best = d
+                        arg = idx[p]
+                        lim = best + t
+                continue
+            c1 = left[v]
+            c2 = right[v]
+            s1 = 2
+            s2 = 2
+            if not inside:
+                s1 = _key_state(lo, hi, i, klo, khi, c1)
+                s2 = _key_state(lo, hi, i, klo, khi, c2)
+            b1 = _bound(q, i, blo, bhi, c1, metric)
+            b2 = _bound(q, i, blo, bhi, c2, metric)
+            if b1 > b2:  # push the farther child first, visit the nearer one next
+                c1, c2, b1, b2, s1, s2 = c2, c1, b2, b1, s2, s1
+            if s2 > 0 and b2 <= lim:
+                node[top] = c2
+                bnd[top] = b2
+                full[top] = s2 == 2
+                top += 1
+            if s1 > 0 and b1 <= lim:
+                node[top] = c1
+                bnd[top] = b1
+                full[top] = s1 == 2
+                top += 1
+        links[i] = arg
+        dist[i] = best
+        if collect:
+            if over:
+                found[i] = -1
+            else:
+                thr = best + t  # the brute force's threshold
+                k = 0
+                for w in range(nc):
+                    if cd[w] <= thr:
+                        near[i, k] = cidx[w]
+                        k += 1
+                found[i] = k
+
+
+@njit(cache=True, nogil=True)
+def _ball(i0, i1, found, q, thr, offset, out, ptsT, keysT, idx, start, end, left, right, blo, bhi, klo,
+          khi, maxdepth, maxleaf, metric, lo, hi, use_box):
+    """Rows within distance ``thr[i]`` of query ``i`` (and in its box): their number per query into
+    ``found``, and, when ``out`` is non-empty, their original indices written to
+    ``out[offset[i]:]``. Rows ``i0:i1`` only."""
+    write = out.size > 0
+    cap = 2 * maxdepth + 4
+    node = np.empty(cap, dtype=np.int64)
+    full = np.empty(cap, dtype=np.bool_)
+    acc = np.empty(maxleaf)
+    ok = np.empty(maxleaf, dtype=np.bool_)
+    for i in range(i0, i1):
+        t = thr[i]
+        k = 0
+        top = 0
+        st = 2
+        if use_box:
+            st = _key_state(lo, hi, i, klo, khi, 0)
+        if st > 0:
+            node[0] = 0
+            full[0] = st == 2
+            top = 1
+        while top > 0:
+            top -= 1
+            v = node[top]
+            if _bound(q, i, blo, bhi, v, metric) > t:
+                continue
+            inside = full[top]
+            if left[v] < 0:
+                s0 = start[v]
+                if _leaf(q, i, ptsT, keysT, s0, end[v], metric, lo, hi, not inside, acc, ok) > t:
+                    continue
+                for u in range(end[v] - s0):
+                    if (inside or ok[u]) and acc[u] <= t:
+                        if write:
+                            out[offset[i] + k] = idx[s0 + u]
+                        k += 1
+                continue
+            for c in (left[v], right[v]):
+                s = 2 if inside else _key_state(lo, hi, i, klo, khi, c)
+                if s > 0:
+                    node[top] = c
+                    full[top] = s == 2
+                    top += 1
+        found[i] = k
+
+
+@njit(cache=True, nogil=True)
+def _count(i0, i1, total, lo, hi, keys, mult, start, end, left, right, klo, khi, count, maxdepth):
+    """Number of original rows (multiplicities summed) with ``lo[i] <= keys < hi[i]``, per i of
+    ``i0:i1``, into ``total``."""
+    cap = 2 * maxdepth + 4
+    node = np.empty(cap, dtype=np.int64)
+    for i in range(i0, i1):
+        k = 0
+        node[0] = 0
+        top = 1
+        while top > 0:
+            top -= 1
+            v = node[top]
+            s = _key_state(lo, hi, i, klo, khi, v)
+            if s == 0:
+                continue
+            if s == 2:
+                k += count[v]
+            elif left[v] < 0:
+                for p in range(start[v], end[v]):
+                    if _in_box(lo, hi, i, keys, p):
+                        k += mult[p]
+            else:
+                node[top] = left[v]
+                node[top + 1] = right[v]
+                top += 2
+        total[i] = k
+
+
+def _in_threads(kernel, n: int, *args) -> None:
+    """``kernel(i0, i1, *args)`` over blocks of ``range(n)`` on numba's number of threads (the
+    kernels release the GIL and write disjoint rows of their outputs)."""
+    threads = numba.get_num_threads()
+    block = max(_BLOCK, -(-n // (8 * threads)))
+    spans = [(i, min(n, i + block)) for i in range(0, n, block)]
+    if threads == 1 or len(spans) == 1:
+        for i0, i1 in spans:
+            kernel(i0, i1, *args)
+        return
+    with ThreadPoolExecutor(threads) as pool:
+        for f in [pool.submit(kernel, i0, i1, *args) for i0, i1 in spans]:
+            f.result()
+
+
+def _run_query(n: int, *args):
     links = np.full(n, -1, dtype=np.int64)
     dist = np.full(n, np.inf)
     found = np.zeros(n, dtype=np.int64)
-    collect = near.shape[0] > 0
-    K = near.shape[1]
-    nchunk = (n + _CHUNK - 1) // _CHUNK
-    cap = 2 * maxdepth + 4
-    for ch in prange(nchunk):
-        node = np.empty(cap, dtype=np.int64)
-        bnd = np.empty(cap)
-        full = np.empty(cap, dtype=np.bool_)
-        cidx = np.empty(K, dtype=np.int64)
-        cd = np.empty(K)
-        acc = np.empty(maxleaf)
-        ok = np.empty(maxleaf, dtype=np.bool_)
-        for i in range(ch * _CHUNK, min(n, (ch + 1) * _CHUNK)):
-            best = np.inf
-            lim = np.inf  # prune above: best, or best + tol[i] while collecting
-            t = tol[i] if collect else 0.0
-            arg = -1
-            nc = 0
-            over = False
-            top = 0
-            st = 2
-            if use_box:
-                st = _key_state(lo, hi, i, klo, khi, 0)
-            if st > 0:
-                node[0] = 0
-                bnd[0] = _bound(q, i, blo, bhi, 0, metric)
-                full[0] = st == 2
-                top = 1
-            while top > 0:
-                top -= 1
-                v = node[top]
-                bv = bnd[top]
-                if bv > lim or (not collect and bv == best and minidx[v] > arg):
-                    continue
-                inside = full[top]
-                if left[v] < 0:
-                    s0 = start[v]
-                    if _leaf(q, i, ptsT, keysT, s0, end[v], metric, lo, hi, not inside, acc, ok) > lim:
-                        continue  # no row of the leaf is near enough
-                    for u in range(end[v] - s0):
-                        if not inside and not ok[u]:
-                            continue
-                        d = acc[u]
-                        p = s0 + u
-                        if collect and d <= lim and not over:
-                            if nc == K:  # drop rows no longer within tolerance of the best
-                                kept = 0
-                                for w in range(nc):
-                                    if cd[w] <= lim:
-                                        cidx[kept] = cidx[w]
-                                        cd[kept] = cd[w]
-                                        kept += 1
-                                nc = kept
-                            if nc == K:
-                                over = True
-                            else:
-                                cidx[nc] = idx[p]
-                                cd[nc] = d
-                                nc += 1
-                        if d < best or (d == best and idx[p] < arg):
-                            best = d
-                            arg = idx[p]
-                            lim = best + t
-                    continue
-                c1 = left[v]
-                c2 = right[v]
-                s1 = 2
-                s2 = 2
-                if not inside:
-                    s1 = _key_state(lo, hi, i, klo, khi, c1)
-                    s2 = _key_state(lo, hi, i, klo, khi, c2)
-                b1 = _bound(q, i, blo, bhi, c1, metric)
-                b2 = _bound(q, i, blo, bhi, c2, metric)
-                if b1 > b2:  # push the farther child first, visit the nearer one next
-                    c1, c2, b1, b2, s1, s2 = c2, c1, b2, b1, s2, s1
-                if s2 > 0 and b2 <= lim:
-                    node[top] = c2
-                    bnd[top] = b2
-                    full[top] = s2 == 2
-                    top += 1
-                if s1 > 0 and b1 <= lim:
-                    node[top] = c1
-                    bnd[top] = b1
-                    full[top] = s1 == 2
-                    top += 1
-            links[i] = arg
-            dist[i] = best
-            if collect:
-                if over:
-                    found[i] = -1
-                else:
-                    thr = best + t  # the brute force's threshold
-                    k = 0
-                    for w in range(nc):
-                        if cd[w] <= thr:
-                            near[i, k] = cidx[w]
-                            k += 1
-                    found[i] = k
+    _in_threads(_query, n, links, dist, found, *args)
     return links, dist, found
 
 
-@njit(cache=True, parallel=True)
-def _ball(q, thr, offset, out, ptsT, keysT, idx, start, end, left, right, blo, bhi, klo, khi, maxdepth,
-          maxleaf, metric, lo, hi, use_box):
-    """Rows within distance ``thr[i]`` of query ``i`` (and in its box): their number per query, and,
-    when ``out`` is non-empty, their original indices written to ``out[offset[i]:]``."""
-    n = q.shape[0]
-    found = np.zeros(n, dtype=np.int64)
-    write = out.size > 0
-    nchunk = (n + _CHUNK - 1) // _CHUNK
-    cap = 2 * maxdepth + 4
-    for ch in prange(nchunk):
-        node = np.empty(cap, dtype=np.int64)
-        full = np.empty(cap, dtype=np.bool_)
-        acc = np.empty(maxleaf)
-        ok = np.empty(maxleaf, dtype=np.bool_)
-        for i in range(ch * _CHUNK, min(n, (ch + 1) * _CHUNK)):
-            t = thr[i]
-            k = 0
-            top = 0
-            st = 2
-            if use_box:
-                st = _key_state(lo, hi, i, klo, khi, 0)
-            if st > 0:
-                node[0] = 0
-                full[0] = st == 2
-                top = 1
-            while top > 0:
-                top -= 1
-                v = node[top]
-                if _bound(q, i, blo, bhi, v, metric) > t:
-                    continue
-                inside = full[top]
-                if left[v] < 0:
-                    s0 = start[v]
-                    if _leaf(q, i, ptsT, keysT, s0, end[v], metric, lo, hi, not inside, acc, ok) > t:
-                        continue
-                    for u in range(end[v] - s0):
-                        if (inside or ok[u]) and acc[u] <= t:
-                            if write:
-                                out[offset[i] + k] = idx[s0 + u]
-                            k += 1
-                    continue
-                for c in (left[v], right[v]):
-                    s = 2 if inside else _key_state(lo, hi, i, klo, khi, c)
-                    if s > 0:
-                        node[top] = c
-                        full[top] = s == 2
-                        top += 1
-            found[i] = k
+def _run_ball(q, *args):
+    found = np.zeros(q.shape[0], dtype=np.int64)
+    _in_threads(_ball, q.shape[0], found, q, *args)
     return found
-
-
-@njit(cache=True, parallel=True)
-def _count(lo, hi, keys, mult, start, end, left, right, klo, khi, count, maxdepth):
-    """Number of original rows (multiplicities summed) with ``lo[i] <= keys < hi[i]``, per i."""
-    n = lo.shape[0]
-    total = np.zeros(n, dtype=np.int64)
-    nchunk = (n + _CHUNK - 1) // _CHUNK
-    cap = 2 * maxdepth + 4
-    for ch in prange(nchunk):
-        node = np.empty(cap, dtype=np.int64)
-        for i in range(ch * _CHUNK, min(n, (ch + 1) * _CHUNK)):
-            k = 0
-            node[0] = 0
-            top = 1
-            while top > 0:
-                top -= 1
-                v = node[top]
-                s = _key_state(lo, hi, i, klo, khi, v)
-                if s == 0:
-                    continue
-                if s == 2:
-                    k += count[v]
-                elif left[v] < 0:
-                    for p in range(start[v], end[v]):
-                        if _in_box(lo, hi, i, keys, p):
-                            k += mult[p]
-                else:
-                    node[top] = left[v]
-                    node[top + 1] = right[v]
-                    top += 2
-            total[i] = k
-    return total
 
 
 # ---------------------------------------------------------------- public API
@@ -513,8 +538,10 @@ class KDTree:
         bc = np.ascontiguousarray(self.b)
         rep, mult = _dedup(bc, keys)
         pts, k = bc[rep], np.ascontiguousarray(keys[rep])
-        (perm, self.start, self.end, self.left, self.right, self.blo, self.bhi, self.klo, self.khi,
-         self.minidx, self.node_count, self.maxdepth) = _build(pts, k, rep, mult, max(int(leaf_size), 1))
+        *nodes, nn, self.maxdepth = _build(pts, k, rep, mult, max(int(leaf_size), 1))
+        perm = nodes[0]
+        (self.start, self.end, self.left, self.right, self.blo, self.bhi, self.klo, self.khi, self.minidx,
+         self.node_count) = (np.ascontiguousarray(a[:nn]) for a in nodes[1:])  # the nodes used
         self.ptsT = np.ascontiguousarray(pts[perm].T)
         self.keys = np.ascontiguousarray(k[perm])
         self.keysT = np.ascontiguousarray(self.keys.T)
@@ -557,13 +584,13 @@ class KDTree:
                 self.blo, self.bhi, self.klo, self.khi)
         tree = (self.minidx, self.maxdepth, self.maxleaf, code, lo, hi, use_box)
         if code != 0 or not rescore:
-            links, dist, _ = _query(a, *args, *tree, np.zeros(0), np.zeros((0, 1), dtype=np.int64))
+            links, dist, _ = _run_query(n, a, *args, *tree, np.zeros(0), np.zeros((0, 1), dtype=np.int64))
             return links, dist
         # the brute force's candidate rows: kernel distance within tol of the kernel minimum
         bmax = np.einsum("ij,ij->i", self.b, self.b).max(initial=0.0)
         tol = REL_TOL * (np.einsum("ij,ij->i", a, a) + bmax)
         near = np.empty((n, _NEAR), dtype=np.int64)
-        links, dist, found = _query(a, *args, *tree, tol, near)
+        links, dist, found = _run_query(n, a, *args, *tree, tol, near)
         has = links >= 0
         over = np.flatnonzero(found < 0)
         found[over] = 0
@@ -575,9 +602,9 @@ class KDTree:
             lo_o, hi_o = np.ascontiguousarray(lo[over]), np.ascontiguousarray(hi[over])
             ball = (self.maxdepth, self.maxleaf, code, lo_o, hi_o, use_box)
             no_out = np.zeros(0, dtype=np.int64)
-            cnt = _ball(qo, thr, no_out, no_out, *args, *ball)
+            cnt = _run_ball(qo, thr, no_out, no_out, *args, *ball)
             extra = np.empty(int(cnt.sum()), dtype=np.int64)
-            _ball(qo, thr, np.r_[0, np.cumsum(cnt)[:-1]].astype(np.int64), extra, *args, *ball)
+            _run_ball(qo, thr, np.r_[0, np.cumsum(cnt)[:-1]].astype(np.int64), extra, *args, *ball)
             rows = np.concatenate([rows, np.repeat(over, cnt)])
             cols = np.concatenate([cols, extra])
         c, d = exact_best(a, self.b, rows, cols, n)
@@ -585,9 +612,12 @@ class KDTree:
 
     def count(self, lo, hi) -> np.ndarray:
         """Number of rows of ``b`` (duplicates included) with ``lo[i] <= keys < hi[i]``, per i."""
-        lo, hi, _ = self._box(np.asarray(lo).shape[0], lo, hi)
-        return _count(lo, hi, self.keys, self.mult, self.start, self.end, self.left, self.right,
-                      self.klo, self.khi, self.node_count, self.maxdepth)
+        n = np.asarray(lo).shape[0]
+        lo, hi, _ = self._box(n, lo, hi)
+        total = np.zeros(n, dtype=np.int64)
+        _in_threads(_count, n, total, lo, hi, self.keys, self.mult, self.start, self.end, self.left,
+                    self.right, self.klo, self.khi, self.node_count, self.maxdepth)
+        return total
 
 
 def nearest(a, b, metric: str = "sqeuclidean", *, keys=None, lo=None, hi=None, rescore: bool = True,

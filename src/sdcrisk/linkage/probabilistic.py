@@ -75,6 +75,7 @@ from ..resources import check_memory
 from ..validation import check_int, check_real
 from .assignment import assign_max_weight
 from .base import LinkResult, prepare
+from .sorting import argsort_stable
 
 COINCIDENCE_RULES = ("exact", "rank", "value", "nearest")
 _BYTES_PER_EDGE = 100  # edge arrays, gains and the flow solver's arcs (measured about 80)
@@ -314,7 +315,8 @@ def _blocked_counts(order, s, e, zt, lo, hi, ncodes, rowmax):
 @njit(cache=True)
 def _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap):
     """Original ``i``'s candidates with positive gain, the ``cap`` best (gain descending, then
-    column ascending) when there are more, in column order; returns their number."""
+    column ascending) when there are more, in column order; returns their number. (Explicit
+    loops, no fancy indexing: compiles in a fraction of the time.)"""
     k = _row_candidates(order, s, e, zt, lo, hi, i, stamp, cols, codes)
     w = 0
     for t in range(k):
@@ -322,18 +324,30 @@ def _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap):
             cols[w] = cols[t]
             codes[w] = codes[t]
             w += 1
-    if w > 1:
-        idx = np.argsort(cols[:w])
-        if w > cap:
-            key = np.empty(w)
-            for t in range(w):
-                key[t] = -gain_of[codes[idx[t]]]
-            idx = idx[np.argsort(key, kind="mergesort")[:cap]]  # stable: lower column first on ties
-            idx = idx[np.argsort(cols[idx])]
-            w = cap
-        cols[:w] = cols[idx]
-        codes[:w] = codes[idx]
-    return w
+    if w <= 1:
+        return w
+    o = argsort_stable(cols[:w])
+    keep = np.ones(w, dtype=np.bool_)
+    if w > cap:  # keep the cap best by gain; stable: lower column first on ties
+        key = np.empty(w)
+        for t in range(w):
+            key[t] = -gain_of[codes[o[t]]]
+        best = argsort_stable(key)
+        keep[:] = False
+        for t in range(cap):
+            keep[best[t]] = True
+    sc = np.empty(w, dtype=np.int64)
+    sk = np.empty(w, dtype=np.int64)
+    r = 0
+    for t in range(w):  # column order
+        if keep[t]:
+            sc[r] = cols[o[t]]
+            sk[r] = codes[o[t]]
+            r += 1
+    for t in range(r):
+        cols[t] = sc[t]
+        codes[t] = sk[t]
+    return r
 
 
 @njit(cache=True)
@@ -355,8 +369,9 @@ def _edges(order, s, e, zt, lo, hi, gain_of, cap, rowmax, indptr, out_cols, out_
     codes = np.empty(rowmax, dtype=np.int64)
     for i in range(s.shape[0]):
         w = _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap)
-        out_cols[indptr[i]:indptr[i] + w] = cols[:w]
-        out_codes[indptr[i]:indptr[i] + w] = codes[:w]
+        for t in range(w):
+            out_cols[indptr[i] + t] = cols[t]
+            out_codes[indptr[i] + t] = codes[t]
 
 
 class CandidatePairs:

@@ -40,62 +40,65 @@ def cell_params(c):
 # A cell's memory, runtime (minutes) and CPUs where a cluster executor reads them (profiles/slurm);
 # a local run does not limit them.
 CELL_RESOURCES = dict(mem_mb=2000, runtime=15, cpus_per_task=1)
-# Cells per job (config key cell_batch, validated in the Snakefile): 1 is one job per cell (rule
-# `cell`); more makes one rule per batch (sdcrisk.config.cell_batches) that computes its cells in
-# one process, one after another, writing each cell's files as rule `cell` would. Only the job
+# Cells per job (config key cell_batch, validated in the Snakefile). 1: one job per cell, rule
+# `cell`. More: one rule per batch (sdcrisk.config.cell_batches) whose job computes its cells in
+# one process, one after another, and writes each cell's files as rule `cell` would. Only the job
 # layout changes: a batch reruns when any of its cells' params change, and switching cell_batch
-# reruns the cells (other jobs made the files).
+# reruns the cells (other jobs made their files).
 CELL_BATCH = config.get("cell_batch", 1)
+BATCHES = sdc_config.cell_batches(CELLS, CELL_BATCH) if CELL_BATCH > 1 else []
 
-if CELL_BATCH == 1:
 
-    rule cell:
+rule cell:
+    input:
+        "data/processed/{dataset}.parquet",
+    output:
+        "results/cells/{experiment}/{dataset}/{cell}.parquet",
+    log:
+        "logs/cells/{experiment}/{dataset}/{cell}.log",
+    benchmark:
+        "benchmarks/out/cells/{experiment}/{dataset}/{cell}.tsv"
+    wildcard_constraints:
+        experiment="(?!)" if BATCHES else "|".join(config["experiments"]),  # (?!) matches nothing
+    params:
+        **CELL_PARAMS,
+    resources:
+        **CELL_RESOURCES,
+    script:
+        "../scripts/run_cell.py"
+
+
+def batch_params(batch):
+    return lambda wc: [cell_params(c) for c in batch]
+
+
+def cell_path(kind, c, ext):
+    return f"{kind}/{c.experiment}/{c.dataset}/{c.cell_id}.{ext}"
+
+
+_batch_names = set()
+for _batch in BATCHES:
+    _name = f"cell_batch_{re.sub(r'[^A-Za-z0-9_]', '_', _batch[0].experiment)}"
+    _name += f"_{sum(n.startswith(_name + '_') for n in _batch_names) + 1}"
+    _batch_names.add(_name)
+
+    rule:
+        name:
+            _name
         input:
-            "data/processed/{dataset}.parquet",
+            data=[f"data/processed/{c.dataset}.parquet" for c in _batch],
         output:
-            "results/cells/{experiment}/{dataset}/{cell}.parquet",
+            cells=[cell_path("results/cells", c, "parquet") for c in _batch],
+            benchmarks=[cell_path("benchmarks/out/cells", c, "tsv") for c in _batch],
         log:
-            "logs/cells/{experiment}/{dataset}/{cell}.log",
-        benchmark:
-            "benchmarks/out/cells/{experiment}/{dataset}/{cell}.tsv"
+            [cell_path("logs/cells", c, "log") for c in _batch],
         params:
-            **CELL_PARAMS,
+            cells=batch_params(_batch),
         resources:
-            **CELL_RESOURCES,
+            # the cells run one after another: one cell's memory and CPU, all their runtimes
+            **{**CELL_RESOURCES, "runtime": CELL_RESOURCES["runtime"] * len(_batch)},
         script:
-            "../scripts/run_cell.py"
-
-else:
-
-    def batch_params(batch):
-        return lambda wc: [cell_params(c) for c in batch]
-
-    def cell_path(kind, c, ext):
-        return f"{kind}/{c.experiment}/{c.dataset}/{c.cell_id}.{ext}"
-
-    _batch_names = set()
-    for _batch in sdc_config.cell_batches(CELLS, CELL_BATCH):
-        _name = f"cell_batch_{re.sub(r'[^A-Za-z0-9_]', '_', _batch[0].experiment)}"
-        _name += f"_{sum(n.startswith(_name + '_') for n in _batch_names) + 1}"
-        _batch_names.add(_name)
-
-        rule:
-            name:
-                _name
-            input:
-                data=[f"data/processed/{c.dataset}.parquet" for c in _batch],
-            output:
-                cells=[cell_path("results/cells", c, "parquet") for c in _batch],
-                benchmarks=[cell_path("benchmarks/out/cells", c, "tsv") for c in _batch],
-            log:
-                [cell_path("logs/cells", c, "log") for c in _batch],
-            params:
-                cells=batch_params(_batch),
-            resources:
-                # the cells run one after another: one cell's memory and CPU, all their runtimes
-                **{**CELL_RESOURCES, "runtime": CELL_RESOURCES["runtime"] * len(_batch)},
-            script:
-                "../scripts/run_cells.py"
+            "../scripts/run_cells.py"
 
 
 rule aggregate:

@@ -76,15 +76,14 @@ def cell_path(kind, c, ext):
     return f"{kind}/{c.experiment}/{c.dataset}/{c.cell_id}.{ext}"
 
 
-_batch_names = set()
+_batch_count = {}  # experiment -> batches so far: rule names cell_batch_<experiment>_<1, 2, ...>
 for _batch in BATCHES:
-    _name = f"cell_batch_{re.sub(r'[^A-Za-z0-9_]', '_', _batch[0].experiment)}"
-    _name += f"_{sum(n.startswith(_name + '_') for n in _batch_names) + 1}"
-    _batch_names.add(_name)
+    _experiment = _batch[0].experiment
+    _batch_count[_experiment] = _batch_count.get(_experiment, 0) + 1
 
     rule:
         name:
-            _name
+            f"cell_batch_{re.sub(r'[^A-Za-z0-9_]', '_', _experiment)}_{_batch_count[_experiment]}"
         input:
             data=[f"data/processed/{c.dataset}.parquet" for c in _batch],
         output:

@@ -94,12 +94,14 @@ def test_every_rule_running_package_code_carries_a_digest():
     checksum instead; notebooks list their support code as an input)."""
     rules = {}
     for smk in (Path(__file__).resolve().parents[1] / "workflow" / "rules").glob("*.smk"):
-        for name, body in re.findall(r"^rule (\w+):\n((?:[ \t]+.*\n|\n)*)", smk.read_text(), flags=re.M):
-            rules[name] = body
-    assert {"cell", "aggregate", "check", "table", "figure", "process_data", "belief_examples"} <= set(rules)
+        # also rules inside an if or for block, and the unnamed ones of the cell batches (`name:`)
+        for indent, name, body in re.findall(r"^([ \t]*)rule ?(\w*):\n((?:\1[ \t]+.*\n|\n)*)", smk.read_text(), flags=re.M):
+            rules[name or "cell_batch_*"] = body
+    assert {"cell", "cell_batch_*", "aggregate", "check", "table", "figure", "process_data", "belief_examples"} <= set(rules)
     cells_smk = (Path(__file__).resolve().parents[1] / "workflow" / "rules" / "cells.smk").read_text()
     shared = cells_smk.split("CELL_PARAMS = dict(")[1].split("\n)\n")[0]  # the cell rule's params
     for name, body in rules.items():
         if "script:" in body and name != "fetch_data":
-            body = body.replace("**CELL_PARAMS", shared)
+            # a batch job's params: every cell's CELL_PARAMS (cell_params in cells.smk)
+            body = body.replace("**CELL_PARAMS", shared).replace("batch_params(", shared)
             assert re.search(r"^\s+code=.*sdc_provenance\.", body, flags=re.M), name

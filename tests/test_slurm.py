@@ -1,6 +1,6 @@
-"""The SLURM profile on a real cluster: one published table built through profiles/slurm (its cell
-submitted with sbatch as a group job, the light rules local) has the same bytes as the same table
-built locally.
+"""The SLURM profile on a real cluster: one published table built through profiles/slurm (its two
+cells submitted with sbatch as one batch job, config key cell_batch; the light rules local) has the
+same bytes as the same table built locally with one job per cell.
 
 Needs a running cluster; .ci/run starts a one-node one with cluster/slurm-one-node.sh. Without
 one (no sbatch/sinfo, no answer, no usable node, no executor plugin) the test skips and says why.
@@ -22,8 +22,10 @@ from conftest import mirror_dir
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = ROOT / "config" / "quick.yaml"
 PROFILE = ROOT / "profiles" / "slurm"
-# The cheapest published table of the quick config: one cell (Census, rank swapping p = 10).
-TABLE = "torra_belief_Tapplied"
+# A cheap published table of the quick config from two cells (optimal univariate microaggregation
+# k = 10 on Census and on EIA), which the profile runs as one batch job.
+TABLE = "nin2007_location_rl_T5"
+BATCH = "cell_batch_nin2007_univariate_1"
 TIMEOUT = 150  # seconds for the cluster run (about 40 s on the one-node cluster)
 
 pytestmark = pytest.mark.slow
@@ -107,14 +109,19 @@ def test_published_table_on_the_cluster_matches_the_local_build(tmp_path):
     cluster, local = tmp_path / "cluster", tmp_path / "local"
     done = _run_on_cluster(cluster)
     assert done.returncode == 0, done.stdout[-4000:]
-    # the cell really went through sbatch, as a group job; the light rules ran locally
-    assert "has been submitted with SLURM jobid" in done.stdout, done.stdout[-4000:]
-    assert "Group job cells" in done.stdout
+    # the two cells really went through sbatch, as one batch job; the light rules ran locally
+    assert f"rule {BATCH}:" in done.stdout and f"rule_{BATCH}/" in done.stdout, done.stdout[-4000:]
+    assert done.stdout.count("has been submitted with SLURM jobid") == 1, done.stdout[-4000:]
     assert "localrule aggregate:" in done.stdout and "localrule table:" in done.stdout
 
     proc = subprocess.run(_snakemake(local, "--cores", "2"), env=_env(), capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert "rule cell:" in proc.stdout + proc.stderr  # locally one job per cell
 
+    cells = sorted(p.relative_to(local) for p in (local / "results" / "cells").rglob("*.parquet"))
+    assert len(cells) == 2
+    for rel in cells:
+        assert (cluster / rel).read_bytes() == (local / rel).read_bytes(), f"{rel} differs"
     for ext in ("csv", "md", "tex"):
         built = (cluster / "tables" / f"{TABLE}.{ext}").read_bytes()
         assert built, ext

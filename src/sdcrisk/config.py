@@ -111,6 +111,7 @@ def validate(cfg: dict, source: str = "config") -> dict:
     """Validate ``cfg`` (schema, then semantics); raise :class:`ConfigError` naming the key."""
     import jsonschema
 
+    cell_batch_size(cfg, source)  # its own message: the schema's would not say what the number means
     validator = jsonschema.Draft202012Validator(schema())
     errors = sorted(validator.iter_errors(cfg), key=lambda e: list(e.absolute_path))
     if errors:
@@ -454,6 +455,32 @@ def find_cell(cfg: dict, experiment: str, dataset: str, cell_id: str) -> Cell:
         if c.dataset == dataset and c.cell_id == cell_id:
             return c
     raise ConfigError(f"no cell {cell_id!r} for data set {dataset!r} in experiment {experiment!r}")
+
+
+def cell_batch_size(cfg: dict, source: str = "config") -> int:
+    """Config key ``cell_batch``: cells per job (default 1, one job per cell); :class:`ConfigError`
+    unless a whole number >= 1."""
+    size = cfg.get("cell_batch", 1)
+    if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+        raise ConfigError(f"{source}: cell_batch: expected a whole number >= 1 of cells per job (1, the default: "
+                          f"one job per cell; e.g. cell_batch=8 on a cluster), got {size!r}")
+    return size
+
+
+def cell_batches(cells: Sequence[Cell], size: int) -> list[list[Cell]]:
+    """``cells`` as the batches of one job each when ``size`` cells may share a job (config key
+    ``cell_batch``): every experiment's cells in as few batches as ``size`` allows, dealt out in
+    turn (the i-th cell to batch i mod count), so that the batches are of near-equal lengths and
+    mix data sets and methods, whose cells differ most in cost. A batch never mixes experiments,
+    so editing one experiment reruns no batch of another."""
+    by_experiment: dict[str, list[Cell]] = {}
+    for c in cells:
+        by_experiment.setdefault(c.experiment, []).append(c)
+    out = []
+    for group in by_experiment.values():
+        count = -(-len(group) // size)
+        out.extend(group[i::count] for i in range(count))
+    return out
 
 
 CELL_SETTINGS = ("evaluation", "replicates", "options")

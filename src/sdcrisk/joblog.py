@@ -8,10 +8,16 @@ import sys
 import traceback
 
 
+_log = None  # the log file a previous call opened (a batch job logs its cells one after another)
+
+
 def log_stderr(path: str) -> None:
     """Send standard error to ``path``; an uncaught exception goes there in full and to the
-    console as ``ERROR (log: path): <message>``."""
-    log = open(path, "w")
+    console as ``ERROR (log: path): <message>``. A second call closes the first call's file."""
+    global _log
+    if _log is not None:
+        _log.close()
+    log = _log = open(path, "w")
     sys.stderr = log
 
     def hook(kind, value, tb):

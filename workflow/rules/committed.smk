@@ -2,18 +2,13 @@
 # cells to tables/cells/ with a manifest of digests; `--config from_committed=true` renders every
 # table, figure and the check from them instead of recomputing the cells, after checking that
 # they belong to the current code, parameters and data.
-import types
-
 from sdcrisk import committed as sdc_committed
 
 
 def experiment_digest(experiment):
     """Digest of every param of every cell job of ``experiment`` (as rule `cell` computes them)
     and of the aggregation code."""
-    jobs = []
-    for c in cells_of(experiment):
-        wc = types.SimpleNamespace(experiment=c.experiment, dataset=c.dataset, cell=c.cell_id)
-        jobs.append({k: (v(wc) if callable(v) else v) for k, v in CELL_PARAMS.items()})
+    jobs = [cell_params(c) for c in cells_of(experiment)]
     return sdc_committed.experiment_digest(jobs, sdc_provenance.code_digest("sdcrisk.replication"))
 
 

@@ -40,7 +40,7 @@ ATTACKS: dict[str, Callable] = {
     "Pro-RL-Zscore": lambda x, y, known, v, rng: projected_rl(x, y, _half_blocks(x.shape[1], v), v,
                                                              projection="zscore"),
     # Herranz, Nin, Rodríguez & Tassa (2015): one-to-one assignment of minimum total distance
-    "GDBRL": lambda x, y, known, v, rng: gdbrl(x, y, known=known),
+    "GDBRL": lambda x, y, known, v, rng: gdbrl(x, y, known=known, rng=rng),
 }
 
 # The attacks that take the intruder's known attributes as given (the projected attacks choose

@@ -44,15 +44,32 @@ APPROX = 0.5  # sparse solver: candidates within (1 + APPROX) of the k-th neares
 
 def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardise: str = "own",
           cost: str = "euclidean", method: str = "auto", candidates: int = CANDIDATES,
-          approx: float = APPROX) -> LinkResult:
+          approx: float = APPROX, rng: np.random.Generator | None = None) -> LinkResult:
     """Global one-to-one distance-based linkage (module docstring). ``score`` holds each link's
     distance (squared for ``cost="sqeuclidean"``); ``info`` the solver used, the total cost and,
-    for the sparse solver, the candidates per record and the number of unmatched originals."""
+    for the sparse solver, the candidates per record and the number of unmatched originals.
+
+    Ties among assignments of equal total distance (identical masked records, as after
+    microaggregation) are broken at random: the masked records are permuted by ``rng`` (None: a
+    Generator seeded with 0) before solving, so the record order, the true-link order in the
+    replication, cannot favour true links (with the files aligned, the solver's own tie rule gave
+    EIA under MDAV v = 3, k = 5 79.3 % or 70.7 % correct depending on its orientation)."""
+    if rng is None:
+        rng = np.random.Generator(np.random.PCG64(0))
+    elif not isinstance(rng, np.random.Generator):
+        raise ValueError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
+    x, y = prepare(original, masked, known)
+    perm = rng.permutation(y.shape[0])
+    res = _gdbrl(x, y[perm], metric, standardise, cost, method, candidates, approx)
+    res.links = np.where(res.links >= 0, perm[np.maximum(res.links, 0)], -1)
+    return res
+
+
+def _gdbrl(x, y, metric, standardise, cost, method, candidates, approx) -> LinkResult:
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
     if cost not in COSTS:
         raise ValueError(f"cost must be one of {list(COSTS)}, got {cost!r}")
-    x, y = prepare(original, masked, known)
     xs, ys = _prepared(x, y, metric, standardise)
     n = xs.shape[0]
     if method == "auto":
@@ -105,8 +122,8 @@ def _complete(xs, ys, links, cost):
     used = np.zeros(ys.shape[0], dtype=bool)
     used[links[links >= 0]] = True
     free_cols = np.flatnonzero(~used)
-    sub = gdbrl(xs[free_rows], ys[free_cols], standardise="none", cost=cost,
-                method="exact" if free_rows.size <= EXACT_MAX else "sparse")
+    sub = _gdbrl(xs[free_rows], ys[free_cols], "euclidean", "none", cost,
+                 "exact" if free_rows.size <= EXACT_MAX else "sparse", CANDIDATES, APPROX)
     out = links.copy()
     out[free_rows] = free_cols[sub.links]
     return out

@@ -222,6 +222,20 @@ def _run_keys(ysorted: np.ndarray, pos: np.ndarray, a: np.ndarray, b: np.ndarray
     return np.take_along_axis(runstart, pos, axis=0)
 
 
+def _nearest_in_box(tree: KDTree, keys: np.ndarray, xs: np.ndarray, a: np.ndarray, b: np.ndarray):
+    """Per original record the nearest masked record inside its box ``a <= keys < b`` (lowest index
+    on ties): first the nearest over all records (no key tests, about twice as fast), then the box
+    query for the records whose nearest lies outside their box. Same result as the box query
+    alone: when the overall nearest (lowest index among the minima, same kernel arithmetic) is
+    allowed, it is also the lowest allowed index at the allowed minimum."""
+    links, score = tree.query(xs, "sqeuclidean", rescore=False)
+    k = keys[np.maximum(links, 0)]
+    redo = np.flatnonzero((links < 0) | ((k < a) | (k >= b)).any(axis=1))
+    if redo.size:
+        links[redo], score[redo] = tree.query(xs[redo], "sqeuclidean", lo=a[redo], hi=b[redo], rescore=False)
+    return links, score
+
+
 def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
                       combine: str = "intersection", standardise: str = "own",
                       method: str = "tree", count: bool = True) -> LinkResult:
@@ -243,8 +257,9 @@ def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray
     if combine == "intersection" and method == "tree":
         a = np.ascontiguousarray(a, dtype=np.int64)
         b = np.ascontiguousarray(b, dtype=np.int64)
-        tree = KDTree(ys, keys=_run_keys(ysorted, pos, a, b))
-        links, score = tree.query(xs, "sqeuclidean", lo=a, hi=b, rescore=False)
+        keys = _run_keys(ysorted, pos, a, b)
+        tree = KDTree(ys, keys=keys)
+        links, score = _nearest_in_box(tree, keys, xs, a, b)
         return LinkResult(links=links, candidates=tree.count(a, b) if count else None, score=score)
     order, pos = np.ascontiguousarray(order.T), np.ascontiguousarray(pos.T)  # one row per attribute
     if combine == "intersection":

@@ -10,7 +10,8 @@
 2. GDBRL on Census and EIA (rank swapping p = 5, MDAV v = 3 k = 5): the exact dense solver
    against the sparse solver on 10 nearest candidates, time, % correct and the share of links
    on which they agree.
-3. ``sdcrisk assess`` on the synthetic n x 10 files of ``bench_scaling.py`` (rank swapping
+3. ``--parts rsrl``: RS-RL with p unknown (<= 20 %) alone at --sizes, in this process.
+4. ``sdcrisk assess`` on the synthetic n x 10 files of ``bench_scaling.py`` (rank swapping
    p = 5), every attack, in a child process per size: per-attack seconds (from the report), the
    whole command's wall time and the child's peak memory (VmHWM).
 
@@ -157,6 +158,29 @@ def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path) -> N
         write(rows, out)  # after every size: a long run leaves what it measured
 
 
+def part_rsrl(rows: list[dict], sizes: list[int], columns: int, out: Path) -> None:
+    """RS-RL with p unknown (<= 20 %) alone, in this process, on the synthetic files (masked rows
+    shuffled); compiled on a small file first."""
+    from sdcrisk.attacks import ATTACKS
+
+    attack = ATTACKS["RS-RL(p<=20%)"]
+    for n in sizes:
+        x = make_data(n, columns)
+        y = _mask("rankswap", x, p=5)
+        perm = np.random.default_rng(0).permutation(n)
+        attack(x[:2000], y[:2000], np.arange(columns), 2, None)
+        load = os.getloadavg()[0]
+        t0 = time.perf_counter()
+        res = attack(x, y[perm], np.arange(columns), 2, None)
+        wall = time.perf_counter() - t0
+        correct = (res.links >= 0) & (perm[np.maximum(res.links, 0)] == np.arange(n))
+        rows.append({"part": "RS-RL alone", "data": "synthetic rankswap p=5", "n": n, "task": "RS-RL(p<=20%)",
+                     "wall_s": round(wall, 1), "peak_mb": round(_peak_mb(os.getpid())),
+                     "percent_correct": round(100 * correct.mean(), 3), "note": f"load {load:.1f} before"})
+        print(rows[-1], flush=True)
+        write(rows, out)
+
+
 def write(rows: list[dict], out: Path) -> None:
     buf = io.StringIO()
     w = csv.DictWriter(buf, FIELDS, lineterminator="\n")
@@ -177,7 +201,7 @@ def main(argv=None) -> None:
     ap.add_argument("--sizes", default="100000,1000000")
     ap.add_argument("--columns", type=int, default=10)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
-    ap.add_argument("--parts", default="eia,gdbrl,large")
+    ap.add_argument("--parts", default="eia,gdbrl,large", help="eia, gdbrl, rsrl, large")
     args = ap.parse_args(argv)
     rows: list[dict] = []
     parts = args.parts.split(",")
@@ -188,6 +212,8 @@ def main(argv=None) -> None:
     if "gdbrl" in parts:
         part_gdbrl(rows)
         write(rows, out)
+    if "rsrl" in parts:
+        part_rsrl(rows, [int(s) for s in args.sizes.split(",") if s], args.columns, out)
     if "large" in parts:
         part_large(rows, [int(s) for s in args.sizes.split(",") if s], args.columns, out)
     write(rows, out)

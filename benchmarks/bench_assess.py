@@ -153,7 +153,8 @@ def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path) -> N
         print(rows[-1], flush=True)
         for r in results:
             rows.append({"part": "assess synthetic attacks", "data": "synthetic rankswap p=5", "n": n, "task": r["measure"],
-                         "wall_s": round(r["seconds"], 2), "peak_mb": "", "percent_correct": round(r["percent"], 3),
+                         "wall_s": round(r["seconds"], 2), "peak_mb": "",
+                         "percent_correct": "" if r["percent"] is None else round(r["percent"], 3),
                          "note": r["note"] or ""})
         write(rows, out)  # after every size: a long run leaves what it measured
 

@@ -259,6 +259,28 @@ def test_result_does_not_depend_on_thread_count():
         assert_same(r0, r1)
 
 
+def test_result_does_not_depend_on_query_order():
+    """Queries run in the order of the leaves they reach (KDTree._order): permuting the query rows
+    permutes the results and changes nothing else, box queries and rescored ties included."""
+    rng = np.random.default_rng(11)
+    x = np.round(rng.standard_normal((3000, 4)), 1)  # many tied distances
+    y = np.round(x + 0.3 * rng.standard_normal(x.shape), 1)
+    keys = rng.integers(0, 50, size=(3000, 4))
+    lo = rng.integers(0, 25, size=(3000, 4))
+    hi = lo + rng.integers(1, 40, size=(3000, 4))
+    tree = KDTree(y, keys=keys)
+    order = tree._order(np.ascontiguousarray(x), 0)
+    assert np.array_equal(np.sort(order), np.arange(3000))
+    assert not np.array_equal(order, np.arange(3000))  # the order is not the row order
+    p = rng.permutation(3000)
+    for kw in ({}, {"rescore": False}, {"lo": lo, "hi": hi, "rescore": False}):
+        links, d = tree.query(x, **kw)
+        pk = {k: (v[p] if k in ("lo", "hi") else v) for k, v in kw.items()}
+        links_p, d_p = tree.query(x[p], **pk)
+        np.testing.assert_array_equal(links_p, links[p])
+        np.testing.assert_array_equal(d_p.view(np.int64), d[p].view(np.int64))
+
+
 def test_bad_arguments():
     b = np.zeros((5, 2))
     with pytest.raises(ValueError, match="metric"):

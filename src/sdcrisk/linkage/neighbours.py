@@ -47,8 +47,10 @@ node whose key ranges lie inside the box adds its row count without being descen
 
 Queries run in parallel over blocks of independent rows of ``a`` (serial ``nogil`` kernels on a
 pool of ``numba.get_num_threads()`` threads: a ``parallel=True`` kernel took four times as long to
-compile, 9 s against 2 s, which a first ``sdcrisk assess`` paid); every query's result is a
-function of that query alone, so it does not depend on the number of threads.
+compile, 9 s against 2 s, which a first ``sdcrisk assess`` paid), taken in the order of the
+leaves the queries descend to, so that consecutive queries read the same parts of the tree from
+the CPU's caches (2.4 times faster at 1,000,000 x 10); every query's result is a function of that
+query alone, so it depends neither on the order nor on the number of threads.
 """
 
 from __future__ import annotations
@@ -288,16 +290,35 @@ def _in_box(lo, hi, i, keys, p):
     return True
 
 
+@njit(cache=True, inline="always")
+def _root_state(use_box, lo, hi, i, klo, khi):
+    """:func:`_key_state` of the root for query ``i`` (2, all inside, without a box)."""
+    return _key_state(lo, hi, i, klo, khi, 0) if use_box else 2
+
+
 @njit(cache=True, nogil=True)
-def _query(i0, i1, links, dist, found, q, ptsT, keysT, idx, start, end, left, right, blo, bhi, klo, khi,
+def _descend(i0, i1, out, q, blo, bhi, left, right, start, metric):
+    """For query rows ``i0:i1``: the first sorted position of the leaf reached by descending to
+    the nearer child (smaller :func:`_bound`, left on equality) at every node, into ``out``."""
+    for i in range(i0, i1):
+        v = 0
+        while left[v] >= 0:
+            c1 = left[v]
+            c2 = right[v]
+            v = c2 if _bound(q, i, blo, bhi, c2, metric) < _bound(q, i, blo, bhi, c1, metric) else c1
+        out[i] = start[v]
+
+
+@njit(cache=True, nogil=True)
+def _query(i0, i1, order, links, dist, found, q, ptsT, keysT, idx, start, end, left, right, blo, bhi, klo, khi,
            minidx, maxdepth, maxleaf, metric, lo, hi, use_box, tol, near):
     """Per query row: the minimum distance over the allowed rows and the lowest original index
     attaining it (-1, inf when no row is allowed or every distance is infinite).
 
     With a non-empty ``near`` (n x K), also the original indices of the rows within
     ``best + tol[i]`` of the final minimum ``best``, written to ``near[i, :count]``; the returned
-    count is -1 when more than K rows qualify. Rows ``i0:i1`` only, into ``links``, ``dist``,
-    ``found``."""
+    count is -1 when more than K rows qualify. Query rows ``order[i0:i1]`` only, into ``links``,
+    ``dist``, ``found``."""
     collect = near.shape[0] > 0
     K = near.shape[1]
     cap = 2 * maxdepth + 4
@@ -308,7 +329,8 @@ def _query(i0, i1, links, dist, found, q, ptsT, keysT, idx, start, end, left, ri
     cd = np.empty(K)
     acc = np.empty(maxleaf)
     ok = np.empty(maxleaf, dtype=np.bool_)
-    for i in range(i0, i1):
+    for r in range(i0, i1):
+        i = order[r]
         best = np.inf
         lim = np.inf  # prune above: best, or best + tol[i] while collecting
         t = tol[i] if collect else 0.0
@@ -316,9 +338,7 @@ def _query(i0, i1, links, dist, found, q, ptsT, keysT, idx, start, end, left, ri
         nc = 0
         over = False
         top = 0
-        st = 2
-        if use_box:
-            st = _key_state(lo, hi, i, klo, khi, 0)
+        st = _root_state(use_box, lo, hi, i, klo, khi)
         if st > 0:
             node[0] = 0
             bnd[0] = _bound(q, i, blo, bhi, 0, metric)
@@ -397,24 +417,23 @@ def _query(i0, i1, links, dist, found, q, ptsT, keysT, idx, start, end, left, ri
 
 
 @njit(cache=True, nogil=True)
-def _ball(i0, i1, found, q, thr, offset, out, ptsT, keysT, idx, start, end, left, right, blo, bhi, klo,
+def _ball(i0, i1, order, found, q, thr, offset, out, ptsT, keysT, idx, start, end, left, right, blo, bhi, klo,
           khi, maxdepth, maxleaf, metric, lo, hi, use_box):
     """Rows within distance ``thr[i]`` of query ``i`` (and in its box): their number per query into
     ``found``, and, when ``out`` is non-empty, their original indices written to
-    ``out[offset[i]:]``. Rows ``i0:i1`` only."""
+    ``out[offset[i]:]``. Query rows ``order[i0:i1]`` only."""
     write = out.size > 0
     cap = 2 * maxdepth + 4
     node = np.empty(cap, dtype=np.int64)
     full = np.empty(cap, dtype=np.bool_)
     acc = np.empty(maxleaf)
     ok = np.empty(maxleaf, dtype=np.bool_)
-    for i in range(i0, i1):
+    for r in range(i0, i1):
+        i = order[r]
         t = thr[i]
         k = 0
         top = 0
-        st = 2
-        if use_box:
-            st = _key_state(lo, hi, i, klo, khi, 0)
+        st = _root_state(use_box, lo, hi, i, klo, khi)
         if st > 0:
             node[0] = 0
             full[0] = st == 2
@@ -488,17 +507,18 @@ def _in_threads(kernel, n: int, *args) -> None:
             f.result()
 
 
-def _run_query(n: int, *args):
+def _run_query(order: np.ndarray, *args):
+    n = order.size
     links = np.full(n, -1, dtype=np.int64)
     dist = np.full(n, np.inf)
     found = np.zeros(n, dtype=np.int64)
-    _in_threads(_query, n, links, dist, found, *args)
+    _in_threads(_query, n, order, links, dist, found, *args)
     return links, dist, found
 
 
-def _run_ball(q, *args):
+def _run_ball(order: np.ndarray, q, *args):
     found = np.zeros(q.shape[0], dtype=np.int64)
-    _in_threads(_ball, q.shape[0], found, q, *args)
+    _in_threads(_ball, q.shape[0], order, found, q, *args)
     return found
 
 
@@ -550,6 +570,15 @@ class KDTree:
         self.mult = mult[perm]
         self.n_unique = rep.size
 
+    def _order(self, a: np.ndarray, code: int) -> np.ndarray:
+        """The query rows of ``a`` in the order of the leaves they descend to (:func:`_descend`):
+        consecutive queries then visit the same nodes and leaves, which stay in the CPU's caches
+        (1,000,000 x 10: 53 s in row order, 22 s in this order). Each query's result does not
+        depend on the order."""
+        pos = np.empty(a.shape[0], dtype=np.int64)
+        _in_threads(_descend, a.shape[0], pos, a, self.blo, self.bhi, self.left, self.right, self.start, code)
+        return np.argsort(pos, kind="stable")
+
     def _box(self, n, lo, hi):
         if (lo is None) != (hi is None):
             raise ValueError("give both lo and hi, or neither")
@@ -584,13 +613,14 @@ class KDTree:
                 self.blo, self.bhi, self.klo, self.khi)
         tree = (self.minidx, self.maxdepth, self.maxleaf, code, lo, hi, use_box)
         if code != 0 or not rescore:
-            links, dist, _ = _run_query(n, a, *args, *tree, np.zeros(0), np.zeros((0, 1), dtype=np.int64))
+            links, dist, _ = _run_query(self._order(a, code), a, *args, *tree, np.zeros(0),
+                                        np.zeros((0, 1), dtype=np.int64))
             return links, dist
         # the brute force's candidate rows: kernel distance within tol of the kernel minimum
         bmax = np.einsum("ij,ij->i", self.b, self.b).max(initial=0.0)
         tol = REL_TOL * (np.einsum("ij,ij->i", a, a) + bmax)
         near = np.empty((n, _NEAR), dtype=np.int64)
-        links, dist, found = _run_query(n, a, *args, *tree, tol, near)
+        links, dist, found = _run_query(self._order(a, code), a, *args, *tree, tol, near)
         has = links >= 0
         over = np.flatnonzero(found < 0)
         found[over] = 0
@@ -602,9 +632,10 @@ class KDTree:
             lo_o, hi_o = np.ascontiguousarray(lo[over]), np.ascontiguousarray(hi[over])
             ball = (self.maxdepth, self.maxleaf, code, lo_o, hi_o, use_box)
             no_out = np.zeros(0, dtype=np.int64)
-            cnt = _run_ball(qo, thr, no_out, no_out, *args, *ball)
+            order = self._order(qo, code)
+            cnt = _run_ball(order, qo, thr, no_out, no_out, *args, *ball)
             extra = np.empty(int(cnt.sum()), dtype=np.int64)
-            _run_ball(qo, thr, np.r_[0, np.cumsum(cnt)[:-1]].astype(np.int64), extra, *args, *ball)
+            _run_ball(order, qo, thr, np.r_[0, np.cumsum(cnt)[:-1]].astype(np.int64), extra, *args, *ball)
             rows = np.concatenate([rows, np.repeat(over, cnt)])
             cols = np.concatenate([cols, extra])
         c, d = exact_best(a, self.b, rows, cols, n)

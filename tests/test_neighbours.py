@@ -281,6 +281,30 @@ def test_result_does_not_depend_on_query_order():
         np.testing.assert_array_equal(d_p.view(np.int64), d[p].view(np.int64))
 
 
+@pytest.mark.parametrize("decimals", [None, 1, 0])  # continuous, tied, heavily tied (duplicate rows)
+def test_k_nearest_equal_a_brute_force(decimals):
+    """KDTree.knn (GDBRL's candidates): the k nearest by (distance, index), as a stable argsort of
+    the full distance matrix; with approx=eps the k-th is within (1 + eps) of the true k-th."""
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((1500, 4))
+    y = x + 0.3 * rng.standard_normal(x.shape)
+    if decimals is not None:
+        x, y = np.round(x, decimals), np.round(y, decimals)
+    tree = KDTree(y, unique=False, leaf_size=16)
+    kd, ki = tree.knn(x, 7)
+    d = cdist(x, y, "sqeuclidean")
+    expect = np.argsort(d, axis=1, kind="stable")[:, :7]
+    np.testing.assert_array_equal(ki, expect)
+    np.testing.assert_allclose(kd, np.take_along_axis(d, expect, axis=1), rtol=1e-12, atol=1e-12)
+    kd_a, ki_a = tree.knn(x, 7, approx=0.5)
+    assert (np.sqrt(kd_a[:, -1]) <= 1.5 * np.sqrt(kd[:, -1]) + 1e-12).all()
+    assert (np.diff(kd_a, axis=1) >= 0).all()
+    with pytest.raises(ValueError, match="unique=False"):
+        KDTree(y).knn(x, 3)
+    with pytest.raises(ValueError, match="k must be"):
+        tree.knn(x, 0)
+
+
 def test_bad_arguments():
     b = np.zeros((5, 2))
     with pytest.raises(ValueError, match="metric"):

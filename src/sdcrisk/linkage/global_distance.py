@@ -13,9 +13,10 @@ mean and sd, Euclidean or Mahalanobis), not squared: the total of Euclidean dist
 ``method="exact"`` solves the dense n x n problem with scipy's ``linear_sum_assignment`` (n^2
 doubles, checked against the memory limit), masked records as the rows: on tied distances the
 solver's choice among equally short assignments depends on the orientation. ``method="sparse"`` keeps each original's
-``candidates`` nearest masked records (scipy's k-d tree; with ``approx=eps`` each candidate lies
-within (1 + eps) times the distance of the true k-th nearest, which made the search 3x faster at
-100,000 records for 0.23 pp fewer correct links, see ``docs/benchmarks.md``) and solves
+``candidates`` nearest masked records (the k-d tree of :mod:`.neighbours`, :meth:`KDTree.knn`; with
+``approx=eps`` the k-th candidate lies within (1 + eps) times the distance of the true k-th nearest,
+as scipy's ``cKDTree.query(eps=)``, which made scipy's search 3x faster at 100,000 records for
+0.23 pp fewer correct links, see ``docs/benchmarks.md``) and solves
 the assignment on that graph as a minimum-cost flow (:func:`.assignment.assign_min_cost`): as
 many links as the graph allows, then minimum total distance. The originals the graph cannot
 match (``info["unmatched"]``, typically a few per thousand) are then assigned to the masked
@@ -34,6 +35,7 @@ from ..validation import check_int, check_real
 from .assignment import assign_min_cost
 from .base import LinkResult, prepare
 from .distance import _prepared
+from .neighbours import KDTree
 
 METHODS = ("auto", "exact", "sparse")
 COSTS = ("euclidean", "sqeuclidean")
@@ -90,15 +92,12 @@ def _gdbrl(x, y, metric, standardise, cost, method, candidates, approx) -> LinkR
         score[rows] = d[cols, rows]
         info = {"solver": "exact", "total_cost": float(score[rows].sum())}
         return LinkResult(links=links, score=score, info=info)
-    from scipy.spatial import cKDTree
-
     k = min(check_int("candidates", candidates, 1), ys.shape[0])
     eps = check_real("approx", approx, 0.0, np.inf)
     check_memory(f"gdbrl: the {n} x {k} candidate graph", 64.0 * n * k, "lower candidates")
-    dist, idx = cKDTree(ys).query(xs, k=k, eps=eps, workers=-1)  # every core, same result
-    dist, idx = dist.reshape(n, k), idx.reshape(n, k)
-    if cost == "sqeuclidean":
-        dist = dist**2
+    dist, idx = KDTree(ys, unique=False).knn(xs, k, approx=eps)  # squared distances
+    if cost == "euclidean":
+        dist = np.sqrt(dist)
     rows = np.repeat(np.arange(n, dtype=np.int64), k)
     links = assign_min_cost(rows, idx.ravel(), dist.ravel(), n)
     unmatched = int((links < 0).sum())

@@ -464,6 +464,68 @@ def _ball(i0, i1, order, found, q, thr, offset, out, ptsT, keysT, idx, start, en
 
 
 @njit(cache=True, nogil=True)
+def _knn(i0, i1, order, kd, ki, q, ptsT, idx, start, end, left, right, blo, bhi, maxdepth, maxleaf, shrink):
+    """The ``k = kd.shape[1]`` nearest rows (squared Euclidean, :func:`_leaf`'s sums) of each query
+    row ``order[i0:i1]``, ascending by (distance, original index), into ``kd[i]``, ``ki[i]``. A node
+    is skipped when its bound exceeds ``shrink`` times the current k-th distance (``shrink = 1``:
+    exact; ``1 / (1 + eps)^2``: each returned k-th distance is within ``(1 + eps)^2`` of the true
+    one, scipy's ``eps``)."""
+    k = kd.shape[1]
+    cap = 2 * maxdepth + 4
+    node = np.empty(cap, dtype=np.int64)
+    bnd = np.empty(cap)
+    acc = np.empty(maxleaf)
+    ok = np.empty(0, dtype=np.bool_)
+    nokeys = np.empty((0, 0), dtype=np.int64)
+    for r in range(i0, i1):
+        i = order[r]
+        bd = kd[i]
+        bi = ki[i]
+        for t in range(k):
+            bd[t] = np.inf
+            bi[t] = -1
+        node[0] = 0
+        bnd[0] = _bound(q, i, blo, bhi, 0, 0)
+        top = 1
+        while top > 0:
+            top -= 1
+            v = node[top]
+            if bnd[top] > shrink * bd[k - 1]:
+                continue
+            if left[v] < 0:
+                s0 = start[v]
+                _leaf(q, i, ptsT, nokeys, s0, end[v], 0, nokeys, nokeys, False, acc, ok)
+                for u in range(end[v] - s0):
+                    d = acc[u]
+                    l = idx[s0 + u]
+                    if d > bd[k - 1] or (d == bd[k - 1] and (bi[k - 1] >= 0 and l > bi[k - 1])):
+                        continue
+                    t = k - 1  # insertion into the sorted list of the k best
+                    while t > 0 and (bd[t - 1] > d or (bd[t - 1] == d and bi[t - 1] > l)):
+                        bd[t] = bd[t - 1]
+                        bi[t] = bi[t - 1]
+                        t -= 1
+                    bd[t] = d
+                    bi[t] = l
+                continue
+            c1 = left[v]
+            c2 = right[v]
+            b1 = _bound(q, i, blo, bhi, c1, 0)
+            b2 = _bound(q, i, blo, bhi, c2, 0)
+            if b1 > b2:  # push the farther child first, visit the nearer one next
+                c1, c2, b1, b2 = c2, c1, b2, b1
+            lim = shrink * bd[k - 1]
+            if b2 <= lim:
+                node[top] = c2
+                bnd[top] = b2
+                top += 1
+            if b1 <= lim:
+                node[top] = c1
+                bnd[top] = b1
+                top += 1
+
+
+@njit(cache=True, nogil=True)
 def _count(i0, i1, total, lo, hi, keys, mult, start, end, left, right, klo, khi, count, maxdepth):
     """Number of original rows (multiplicities summed) with ``lo[i] <= keys < hi[i]``, per i of
     ``i0:i1``, into ``total``."""
@@ -545,7 +607,7 @@ class KDTree:
     """Exact k-d tree over the rows of ``b`` (n_b x m), optionally with integer ``keys`` (n_b x c)
     for box queries ``lo[i, j] <= keys[l, j] < hi[i, j]``. See the module docstring."""
 
-    def __init__(self, b, keys=None, leaf_size: int = LEAF_SIZE):
+    def __init__(self, b, keys=None, leaf_size: int = LEAF_SIZE, unique: bool = True):
         self.b = np.asarray(b, dtype=np.float64)
         if self.b.ndim != 2:
             raise ValueError(f"b must be a 2-d array, got shape {self.b.shape}")
@@ -556,7 +618,11 @@ class KDTree:
             raise ValueError(f"keys must be an integer array with {n} rows, got {keys.dtype} {keys.shape}")
         keys = keys.astype(np.int64, copy=False)
         bc = np.ascontiguousarray(self.b)
-        rep, mult = _dedup(bc, keys)
+        self.unique = bool(unique)
+        if unique:
+            rep, mult = _dedup(bc, keys)
+        else:  # every row stored (k nearest: identical rows are distinct neighbours)
+            rep, mult = np.arange(n, dtype=np.int64), np.ones(n, dtype=np.int64)
         pts, k = bc[rep], np.ascontiguousarray(keys[rep])
         *nodes, nn, self.maxdepth = _build(pts, k, rep, mult, max(int(leaf_size), 1))
         perm = nodes[0]
@@ -640,6 +706,27 @@ class KDTree:
             cols = np.concatenate([cols, extra])
         c, d = exact_best(a, self.b, rows, cols, n)
         return np.where(has, c, -1), np.where(has, d, np.inf)
+
+    def knn(self, a, k: int, approx: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` nearest rows of ``b`` to every row of ``a`` (squared Euclidean, the kernel's
+        sums), ``(distances, indices)`` of shape (n_a, k), ascending by (distance, index). With
+        ``approx = eps > 0`` the search stops early as scipy's ``cKDTree.query(eps=eps)`` does
+        (each returned k-th neighbour within ``(1 + eps)`` times the true k-th distance). Needs a
+        tree built with ``unique=False`` (identical rows are distinct neighbours)."""
+        if self.unique:
+            raise ValueError("knn needs a tree built with unique=False")
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        if a.ndim != 2 or a.shape[1] != self.b.shape[1]:
+            raise ValueError(f"a must have shape (n, {self.b.shape[1]}), got {a.shape}")
+        if not 1 <= k <= self.b.shape[0]:
+            raise ValueError(f"k must be in [1, {self.b.shape[0]}], got {k}")
+        n = a.shape[0]
+        kd = np.empty((n, k))
+        ki = np.empty((n, k), dtype=np.int64)
+        shrink = 1.0 / (1.0 + float(approx)) ** 2
+        _in_threads(_knn, n, self._order(a, 0), kd, ki, a, self.ptsT, self.idx, self.start, self.end, self.left,
+                    self.right, self.blo, self.bhi, self.maxdepth, self.maxleaf, shrink)
+        return kd, ki
 
     def count(self, lo, hi) -> np.ndarray:
         """Number of rows of ``b`` (duplicates included) with ``lo[i] <= keys < hi[i]``, per i."""

@@ -75,7 +75,7 @@ from ..resources import check_memory
 from ..validation import check_int, check_real
 from .assignment import assign_max_weight
 from .base import LinkResult, prepare
-from .sorting import argsort_stable
+from .sorting import argsort_stable, searchsorted_sorted
 
 COINCIDENCE_RULES = ("exact", "rank", "value", "nearest")
 _BYTES_PER_EDGE = 100  # edge arrays, gains and the flow solver's arcs (measured about 80)
@@ -266,14 +266,16 @@ def agreement_ranges(z: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """Sort each masked key column once; ``[s_ij, e_ij)`` is the range of sorted positions whose
     key lies in ``[lo_ij, hi_ij]`` (the masked records agreeing with original i on attribute j).
     Returns ``(order, s, e)`` with ``order`` transposed (one row per attribute)."""
-    order = np.argsort(z, axis=0, kind="stable")
-    zs = np.take_along_axis(z, order, axis=0)
+    order = np.empty((z.shape[1], z.shape[0]), dtype=np.int64)
     s = np.empty(lo.shape, dtype=np.int64)
     e = np.empty(lo.shape, dtype=np.int64)
     for j in range(z.shape[1]):
-        s[:, j] = np.searchsorted(zs[:, j], lo[:, j], "left")
-        e[:, j] = np.searchsorted(zs[:, j], hi[:, j], "right")
-    return np.ascontiguousarray(order.T), s, e
+        zj = np.ascontiguousarray(z[:, j])
+        order[j] = np.argsort(zj, kind="stable")
+        zs = zj[order[j]]
+        s[:, j] = searchsorted_sorted(zs, np.ascontiguousarray(lo[:, j]), "left")
+        e[:, j] = searchsorted_sorted(zs, np.ascontiguousarray(hi[:, j]), "right")
+    return order, s, e
 
 
 @njit(cache=True)
@@ -300,13 +302,14 @@ def _row_candidates(order, s, e, zt, lo, hi, i, stamp, cols, codes):
 
 
 @njit(cache=True)
-def _blocked_counts(order, s, e, zt, lo, hi, ncodes, rowmax):
-    """Pattern counts over the candidate pairs, streamed (nothing stored)."""
+def _blocked_counts(order, s, e, zt, lo, hi, walk, ncodes, rowmax):
+    """Pattern counts over the candidate pairs, streamed (nothing stored), originals in the
+    order ``walk``."""
     counts = np.zeros(ncodes, dtype=np.int64)
     stamp = np.full(order.shape[1], -1, dtype=np.int64)
     cols = np.empty(rowmax, dtype=np.int64)
     codes = np.empty(rowmax, dtype=np.int64)
-    for i in range(s.shape[0]):
+    for i in walk:
         for t in range(_row_candidates(order, s, e, zt, lo, hi, i, stamp, cols, codes)):
             counts[codes[t]] += 1
     return counts
@@ -315,8 +318,8 @@ def _blocked_counts(order, s, e, zt, lo, hi, ncodes, rowmax):
 @njit(cache=True)
 def _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap):
     """Original ``i``'s candidates with positive gain, the ``cap`` best (gain descending, then
-    column ascending) when there are more, in column order; returns their number. (Explicit
-    loops, no fancy indexing: compiles in a fraction of the time.)"""
+    column ascending) when there are more, in column order; returns their number and the number
+    before that cap. (Explicit loops, no fancy indexing: compiles in a fraction of the time.)"""
     k = _row_candidates(order, s, e, zt, lo, hi, i, stamp, cols, codes)
     w = 0
     for t in range(k):
@@ -325,7 +328,7 @@ def _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap):
             codes[w] = codes[t]
             w += 1
     if w <= 1:
-        return w
+        return w, w
     o = argsort_stable(cols[:w])
     keep = np.ones(w, dtype=np.bool_)
     if w > cap:  # keep the cap best by gain; stable: lower column first on ties
@@ -347,31 +350,36 @@ def _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap):
     for t in range(r):
         cols[t] = sc[t]
         codes[t] = sk[t]
-    return r
+    return r, w
 
 
 @njit(cache=True)
-def _edge_counts(order, s, e, zt, lo, hi, gain_of, cap, rowmax):
+def _edge_counts(order, s, e, zt, lo, hi, walk, gain_of, cap, rowmax):
     n = s.shape[0]
     out = np.zeros(n, dtype=np.int64)
     stamp = np.full(order.shape[1], -1, dtype=np.int64)
     cols = np.empty(rowmax, dtype=np.int64)
     codes = np.empty(rowmax, dtype=np.int64)
-    for i in range(n):
-        out[i] = _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap)
+    for i in walk:
+        out[i] = _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap)[0]
     return out
 
 
 @njit(cache=True)
-def _edges(order, s, e, zt, lo, hi, gain_of, cap, rowmax, indptr, out_cols, out_codes):
+def _edges(order, s, e, zt, lo, hi, walk, gain_of, cap, rowmax, indptr, out_cols, out_codes, full):
+    """Row ``i``'s edges into ``out_*[indptr[i]:]`` and its count before the cap into ``full[i]``,
+    originals in the order ``walk`` (``indptr`` of length n + 1, or ``i * cap`` when given
+    ``indptr`` of length 0: one pass into n x cap slots)."""
     stamp = np.full(order.shape[1], -1, dtype=np.int64)
     cols = np.empty(rowmax, dtype=np.int64)
     codes = np.empty(rowmax, dtype=np.int64)
-    for i in range(s.shape[0]):
-        w = _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap)
-        for t in range(w):
-            out_cols[indptr[i] + t] = cols[t]
-            out_codes[indptr[i] + t] = codes[t]
+    for i in walk:
+        r, w = _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap)
+        at = indptr[i] if indptr.size > 0 else i * cap
+        for t in range(r):
+            out_cols[at + t] = cols[t]
+            out_codes[at + t] = codes[t]
+        full[i] = w
 
 
 class CandidatePairs:
@@ -380,8 +388,12 @@ class CandidatePairs:
 
     def __init__(self, z, lo, hi):
         self.order, self.s, self.e = agreement_ranges(z, lo, hi)
+        # originals walked in the order of their first attribute's range: consecutive records
+        # read neighbouring masked records, which stay in the CPU's caches (any order gives the
+        # same counts and edges)
+        walk = np.argsort(self.s[:, 0], kind="stable") if lo.shape[0] else np.zeros(0, dtype=np.int64)
         self.args = (self.order, self.s, self.e, np.ascontiguousarray(z.T), np.ascontiguousarray(lo),
-                     np.ascontiguousarray(hi))
+                     np.ascontiguousarray(hi), walk)
         per_row = (self.e - self.s).sum(axis=1)
         self.rowmax = max(int(per_row.max(initial=0)), 1)  # a row's bound: once per agreeing attribute
         self.c = lo.shape[1]
@@ -396,19 +408,28 @@ class CandidatePairs:
         of rows that had more. Refuses, with the estimate, when they would not fit the memory
         limit (:func:`sdcrisk.resources.check_memory`)."""
         n = self.s.shape[0]
-        unlimited = np.iinfo(np.int64).max
-        cap = unlimited if cap is None else cap
         gain_of = np.ascontiguousarray(gain_of, dtype=np.float64)
-        full = _edge_counts(*self.args, gain_of, unlimited, self.rowmax)
-        per_row = np.minimum(full, cap)
-        total = int(per_row.sum())
-        check_memory(f"probabilistic linkage: {total:,} candidate pairs above the background weight",
-                     _BYTES_PER_EDGE * total,
-                     "pass max_candidates=K (the K best candidates of each record) or a narrower rule")
-        indptr = np.concatenate([[0], np.cumsum(per_row)])
-        cols = np.empty(total, dtype=np.int64)
-        codes = np.empty(total, dtype=np.int64)
-        _edges(*self.args, gain_of, cap, self.rowmax, indptr, cols, codes)
+        full = np.zeros(n, dtype=np.int64)
+        hint = "pass max_candidates=K (the K best candidates of each record) or a narrower rule"
+        if cap is not None and cap < self.rowmax:  # one pass into n x cap slots, then compacted
+            check_memory(f"probabilistic linkage: up to {n:,} x {cap} candidate pairs", _BYTES_PER_EDGE * n * cap,
+                         hint)
+            cols = np.empty(n * cap, dtype=np.int64)
+            codes = np.empty(n * cap, dtype=np.int64)
+            _edges(*self.args, gain_of, cap, self.rowmax, np.zeros(0, dtype=np.int64), cols, codes, full)
+            per_row = np.minimum(full, cap)
+            used = (np.arange(cap)[None, :] < per_row[:, None]).ravel()
+            cols, codes = cols[used], codes[used]
+        else:  # count, check the memory, then fill
+            cap = self.rowmax
+            per_row = _edge_counts(*self.args, gain_of, cap, self.rowmax)
+            total = int(per_row.sum())
+            check_memory(f"probabilistic linkage: {total:,} candidate pairs above the background weight",
+                         _BYTES_PER_EDGE * total, hint)
+            indptr = np.concatenate([[0], np.cumsum(per_row)])
+            cols = np.empty(total, dtype=np.int64)
+            codes = np.empty(total, dtype=np.int64)
+            _edges(*self.args, gain_of, cap, self.rowmax, indptr, cols, codes, full)
         return np.repeat(np.arange(n, dtype=np.int64), per_row), cols, codes, int((full > cap).sum())
 
 

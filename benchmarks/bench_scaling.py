@@ -13,7 +13,9 @@ Tasks, each (task, n, m) in its own child process (``--child TASK N M``):
 * DBRL, RBRL-Sum, RBRL-Max, PRL (coincidence "nearest"; "PRL (K=10)": the 10 best candidates
   of each record in the assignment) and RS-RL (p = 5) attack a rank-swapped
   file, ``mask("rankswap", x, rng, p=5)``; L-RL (``lrl_microaggregation``, rule "group") attacks
-  optimal univariate microaggregation k = 3. All attributes known.
+  optimal univariate microaggregation k = 3. All attributes known. "RS-RL (p<=20%)" and "GDBRL"
+  are the entries of ``sdcrisk.attacks.ATTACKS`` that ``sdcrisk assess`` runs (p unknown, bounded
+  by 20 %, no candidate-set sizes; GDBRL's sparse solver above 10,000 records).
 * MDAV k = 3, one block of all m variables (``mask("mdav", x, v=m, k=3)``), timed as masking.
 * Baselines: Python ``recordlinkage`` (0.16) on the rank-swapped file. DBRL-like: index, then
   ``Compare.numeric(method="squared")`` on z-scores (its summed similarity ranks pairs as
@@ -60,12 +62,13 @@ SEED = 20240611
 P_SWAP, K_MA = 5, 3
 WARMUP_N = 300
 ATTACKS = ["DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "PRL (K=10)", "RS-RL", "L-RL (OUMA k=3)"]
+ASSESS_ATTACKS = ["RS-RL (p<=20%)", "GDBRL"]  # as `sdcrisk assess` runs them (sdcrisk.attacks)
 MASKING = ["MDAV k=3"]
 BASELINES = {"recordlinkage DBRL-like": "DBRL", "recordlinkage PRL-like": "PRL"}
-TASKS = ATTACKS + MASKING + list(BASELINES)
+TASKS = ATTACKS + ASSESS_ATTACKS + MASKING + list(BASELINES)
 FIELDS = ["task", "n", "m", "wall_s", "peak_mb", "status", "percent_correct", "note"]
 MB = 1024.0  # /proc/*/status sizes are in KiB
-TARGETS = ([(t, 1_000_000, 10, 60, 2048) for t in ("DBRL", "RBRL-Sum", "RBRL-Max", "RS-RL")]
+TARGETS = ([(t, 1_000_000, 10, 60, 2048) for t in ("DBRL", "RBRL-Sum", "RBRL-Max", "RS-RL", "RS-RL (p<=20%)")]
            + [(t, 1_000_000, 10, 120, 4096) for t in ("PRL", "PRL (K=10)")]
            + [("MDAV k=3", 1_000_000, 10, 300, None)]
            + [(t, 200_000, 8, 15, None) for t in ATTACKS])
@@ -144,8 +147,11 @@ def rl_baseline(kind: str, x: np.ndarray, y: np.ndarray, plan) -> tuple[np.ndarr
 
 def run_task(task: str, x: np.ndarray, y, budget_gb: float):
     """(percent_correct or None, note) of one call of ``task``."""
+    from sdcrisk.attacks import ATTACKS as ATTACKS_BY_NAME
     from sdcrisk.linkage import dbrl, lrl_microaggregation, prl, rbrl, rsrl
     from sdcrisk.masking import mask
+
+    known, rng = np.arange(x.shape[1]), np.random.default_rng(SEED)
 
     if task in BASELINES:
         links, note = rl_baseline(BASELINES[task], x, y, rl_plan(*x.shape, budget_gb))
@@ -160,8 +166,11 @@ def run_task(task: str, x: np.ndarray, y, budget_gb: float):
            "PRL (K=10)": lambda: prl(x, y, coincidence="nearest", rng=np.random.default_rng(SEED),
                                      max_candidates=10),
            "RS-RL": lambda: rsrl(x, y, p=P_SWAP),
-           "L-RL (OUMA k=3)": lambda: lrl_microaggregation(x, y)}[task]()
-    info = "; ".join(f"{k} {v}" for k, v in res.info.items() if k in ("converged", "pairs", "edges", "truncated"))
+           "L-RL (OUMA k=3)": lambda: lrl_microaggregation(x, y),
+           "RS-RL (p<=20%)": lambda: ATTACKS_BY_NAME["RS-RL(p<=20%)"](x, y, known, 2, rng),
+           "GDBRL": lambda: ATTACKS_BY_NAME["GDBRL"](x, y, known, 2, rng)}[task]()
+    info = "; ".join(f"{k} {v}" for k, v in res.info.items()
+                     if k in ("converged", "pairs", "edges", "truncated", "solver", "unmatched"))
     return res.percent_correct, info
 
 

@@ -33,7 +33,8 @@ the note gives the RSS before the call and the peak up to then), read as VmHWM f
 would hide small peaks under the parent's ~300 MB. A killed child's peak is the last VmHWM the
 parent polled (every 0.2 s). MiB throughout.
 
-Outputs in --out, each written atomically and refreshed after every run: scaling.csv,
+``--update`` reruns the ``--tasks`` given and keeps the other tasks' rows of the existing
+scaling.csv in --out. Outputs in --out, each written atomically and refreshed after every run: scaling.csv,
 scaling.md (targets met / not met, machine, software), scaling.png and scaling.pdf.
 """
 
@@ -347,6 +348,25 @@ def figure(rows: list[dict], args, path_png: Path, path_pdf: Path) -> None:
     plt.close(fig)
 
 
+def _kept_rows(path: Path, tasks: list[str]) -> list[dict]:
+    """The rows of an earlier run (``--update``) whose task is not rerun now."""
+    if not path.is_file():
+        raise SystemExit(f"--update: {path} not found")
+    out = []
+    for r in csv.DictReader(path.open()):
+        if r["task"] not in tasks:
+            r["n"], r["m"] = int(r["n"]), int(r["m"])
+            for k in ("wall_s", "peak_mb"):
+                r[k] = float(r[k]) if r[k] else ""
+            out.append(r)
+    return out
+
+
+def _in_task_order(rows: list[dict]) -> list[dict]:
+    """Rows by size (n, m), then in the order of :data:`TASKS`, as a full run writes them."""
+    return sorted(rows, key=lambda r: (r["n"], r["m"], TASKS.index(r["task"])))
+
+
 def write_outputs(rows, args, sdcmicro, mach) -> None:
     out = Path(args.out)
     buf = io.StringIO()
@@ -367,6 +387,8 @@ def main(argv=None) -> None:
     ap.add_argument("--quick", action="store_true", help="the n x 8 set has 5,000 rows instead of 200,000")
     ap.add_argument("--tasks", default=",".join(TASKS), help="comma-separated subset of: " + ", ".join(TASKS))
     ap.add_argument("--baseline-gb", type=float, default=6.0, help="memory budget of a recordlinkage run")
+    ap.add_argument("--update", action="store_true",
+                    help="keep the rows of the other tasks in --out's scaling.csv (rerun a subset of tasks)")
     ap.add_argument("--child", nargs=3, metavar=("TASK", "N", "M"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -380,6 +402,7 @@ def main(argv=None) -> None:
     sdcmicro, mach = sdcmicro_status(), machine()
     print(sdcmicro, *mach, sep="\n", flush=True)
     rows, timed_out = [], {}
+    kept = _kept_rows(Path(args.out) / "scaling.csv", tasks) if args.update else []
     for n, m in configs:
         for task in tasks:
             plan = rl_plan(n, m, args.baseline_gb) if task in BASELINES else None
@@ -398,7 +421,7 @@ def main(argv=None) -> None:
             print(f"{task:24s} n={n:>9,} m={m:2d}  {row['status']:>12s}  wall {row['wall_s']!s:>9} s  "
                   f"peak {row['peak_mb']!s:>8} MB  correct {row['percent_correct']!s:>7} %  {row['note']}",
                   flush=True)
-            write_outputs(rows, args, sdcmicro, mach)
+            write_outputs(_in_task_order(kept + rows), args, sdcmicro, mach)
     print(f"wrote {Path(args.out) / 'scaling.csv'}, scaling.md, scaling.png, scaling.pdf")
 
 

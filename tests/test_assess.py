@@ -198,6 +198,7 @@ BAD_INPUTS = {
     "bad scenarios": (GOOD, GOOD, ["--scenarios", "1-3"], "scenarios: '1-3'; expected 'lo..hi'"),
     "scenarios out of range": (GOOD, GOOD, ["--scenarios", "2..9"], "gives no scenario for 3 attributes"),
     "empty id name": (GOOD, GOOD, ["--id", " "], "--id: empty column name"),
+    "PRL candidates below 1": (GOOD, GOOD, ["--prl-candidates", "0"], "prl_candidates: expected a whole number >= 1, got 0"),
     "overflowing values": (GOOD, "a,b,c\n1,2,3\n4,5e200,7\n2,9,1\n", [], "masked.csv: column 'b' has values up to 5e+200"),
 }
 
@@ -280,3 +281,20 @@ def test_two_attacks_at_a_time_give_the_sequential_results(pair, monkeypatch):
     monkeypatch.setattr(assessment, "CONCURRENT_MAX", 0)  # one attack at a time
     alone = sdcrisk.assess(x, y, scenarios="2..all")
     pd.testing.assert_frame_equal(together.drop(columns="seconds"), alone.drop(columns="seconds"))
+
+
+def test_prl_candidates_cap_the_assignment(pair):
+    """prl_candidates=K is PRL's max_candidates: the same links as calling prl with it on the
+    masked file in the attacks' order, and a note saying how many records were capped."""
+    from sdcrisk.linkage import prl
+
+    x, y = pair
+    capped = sdcrisk.assess(x, y, attacks=["PRL"], prl_candidates=1, information_loss=False)
+    perm = np.random.Generator(np.random.PCG64(0)).permutation(x.shape[0])
+    res = prl(x.to_numpy(float), y.to_numpy(float)[perm], rng=np.random.Generator(np.random.PCG64(0)),
+              max_candidates=1)
+    linked = int(np.sum((res.links >= 0) & (perm[np.maximum(res.links, 0)] == np.arange(x.shape[0]))))
+    row = capped.iloc[0]
+    assert row["linked"] == linked
+    assert res.info["truncated"] > 0  # the fixture has records with several candidates
+    assert f"each record's 1 best candidates ({res.info['truncated']} record(s) had more)" in row["note"]

@@ -36,7 +36,7 @@ import pandas as pd
 from .attacks import ATTACKS, KNOWN_ATTRIBUTE_ATTACKS
 from .data import read_table
 from .kernels import warm_in_background
-from .linkage.probabilistic import ConvergenceWarning
+from .linkage.probabilistic import ConvergenceWarning, prl
 from .measures.information_loss import il_components
 from .measures.interval_disclosure import interval_disclosure_by_attribute
 from .measures.scenarios import ScenarioRangeError, scenario_range
@@ -223,14 +223,18 @@ def _scenario_label(cols: list[int], columns: list[str]) -> str:
         else "given"
 
 
-def _attack_row(name, x, y, perm, cols, seed) -> tuple[float, float, str, float]:
+def _attack_row(name, x, y, perm, cols, seed, prl_candidates=None) -> tuple[float, float, str, float]:
     """(linked, percent, note, seconds) of one attack; the masked file is seen in order ``perm``."""
     rng = np.random.Generator(np.random.PCG64(seed))
     t0 = time.perf_counter()
     try:
-        res = ATTACKS[name](x, y[perm], np.asarray(cols), 2, rng)
+        if name == "PRL" and prl_candidates is not None:
+            res = prl(x, y[perm], known=np.asarray(cols), rng=rng, max_candidates=prl_candidates)
+        else:
+            res = ATTACKS[name](x, y[perm], np.asarray(cols), 2, rng)
     except MemoryLimitError as exc:
-        return math.nan, math.nan, f"not run: {exc}", time.perf_counter() - t0
+        hint = " (sdcrisk assess: --prl-candidates K)" if name == "PRL" else ""
+        return math.nan, math.nan, f"not run: {exc}{hint}", time.perf_counter() - t0
     seconds = time.perf_counter() - t0
     links = res.links
     linked = int(np.sum((links >= 0) & (perm[np.maximum(links, 0)] == np.arange(links.size))))
@@ -239,10 +243,13 @@ def _attack_row(name, x, y, perm, cols, seed) -> tuple[float, float, str, float]
         notes.append(f"EM did not converge in {res.info['iterations']} iterations; the weights may be unreliable")
     if res.info.get("solver") == "sparse":
         notes.append(f"sparse assignment on {res.info['candidates']} nearest candidates")
+    if res.info.get("truncated"):
+        notes.append(f"assignment on each record's {prl_candidates} best candidates "
+                     f"({res.info['truncated']} record(s) had more)")
     return linked, 100.0 * linked / links.size, "; ".join(notes), seconds
 
 
-def _run_attacks(tasks, x, y, perm, seed, say):
+def _run_attacks(tasks, x, y, perm, seed, say, prl_candidates=None):
     """Results of the attacks ``tasks`` ([(name, cols)]), in order. Up to :data:`CONCURRENT_MAX`
     records two run at a time (threads: the kernels, scipy's assignment solver and numba's
     compiler release the GIL for much of their time, so on a 2-core machine a slow attack overlaps
@@ -256,7 +263,7 @@ def _run_attacks(tasks, x, y, perm, seed, say):
     def one(k):
         name, cols = tasks[k]
         warmup.wait(name)
-        out = _attack_row(name, x, y, perm, cols, seed)
+        out = _attack_row(name, x, y, perm, cols, seed, prl_candidates)
         done.append(k)
         say(f"[{len(done)}/{steps}] {name}, {len(cols)} known attribute(s): {out[3]:.1f} s")
         return out
@@ -277,7 +284,7 @@ def _run_attacks(tasks, x, y, perm, seed, say):
 def assess(original, masked, *, id: str | None = None, known: Sequence[str] | None = None,
            scenarios: str | None = None, attacks: Sequence[str] | None = None, information_loss: bool = True,
            seed: int = 0, progress: Callable[[str], None] | None = None,
-           names: tuple[str, str] = ("original", "masked")) -> pd.DataFrame:
+           names: tuple[str, str] = ("original", "masked"), prl_candidates: int | None = None) -> pd.DataFrame:
     """Disclosure risk of every attack and the information loss of ``masked`` against ``original``.
 
     ``original`` and ``masked`` are pandas DataFrames with the same attribute columns (plus the
@@ -287,7 +294,9 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     attributes, comma-separated), ``n_known``, ``n`` records, ``linked`` (correct links),
     ``percent`` (units in the module docstring), ``seconds`` (wall time; two attacks share the
     machine on files up to :data:`CONCURRENT_MAX` records) and ``note`` (e.g. an EM that did not
-    converge). ``attrs["pairing"]`` says how records were paired.
+    converge). ``attrs["pairing"]`` says how records were paired. ``prl_candidates=K`` gives PRL's
+    assignment only each record's K best candidates (:func:`sdcrisk.linkage.prl`'s
+    ``max_candidates``), for files whose full candidate graph exceeds the memory limit.
     """
     say = progress or (lambda message: None)
     if isinstance(original, (str, Path)):
@@ -296,6 +305,9 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     if isinstance(masked, (str, Path)):
         names = (names[0], str(masked))
         masked = read_file(masked)
+    if prl_candidates is not None and (isinstance(prl_candidates, bool) or not isinstance(prl_candidates, int)
+                                       or prl_candidates < 1):
+        raise AssessError(f"prl_candidates: expected a whole number >= 1, got {prl_candidates!r}")
     x, y, columns, pairing = pair_files(original, masked, id, names)
     sets = scenarios_from(columns, known, scenarios)
     todo = attack_names(attacks)
@@ -323,7 +335,7 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
                 rows.append((name, RISK, label, known_names, len(cols), n))
                 tasks.append((name, cols))
     say(f"{len(tasks)} attack(s) on {n} records")
-    results = iter(_run_attacks(tasks, x, y, perm, seed, say))
+    results = iter(_run_attacks(tasks, x, y, perm, seed, say, prl_candidates))
     for k, r in enumerate(rows):
         if len(r) == 6:  # an attack's row: linked, percent, seconds, note
             linked, pct, note, seconds = next(results)

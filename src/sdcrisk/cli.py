@@ -32,6 +32,9 @@ def _parser() -> argparse.ArgumentParser:
                                        "e.g. 1..all); default: every attribute known")
     a.add_argument("--attacks", help="comma-separated subset of DBRL,RBRL-Sum,RBRL-Max,PRL,RS-RL,L-RL,GDBRL,ID "
                                      "(default: all)")
+    a.add_argument("--prl-candidates", type=int, metavar="K",
+                   help="PRL's assignment on each record's K best candidates (for files whose candidate "
+                        "graph exceeds the memory limit; default: every candidate)")
     a.add_argument("--out", default="sdcrisk-report", help="report directory (default: %(default)s)")
     a.add_argument("--seed", type=int, default=0, help="seed of the attacks' record order and tie breaks (default 0)")
     a.add_argument("--quiet", action="store_true", help="no progress messages")
@@ -62,7 +65,7 @@ def assess_command(args) -> int:
             progress(f"{path}")
             t = assess(original, masked, id=args.id, known=_split(args.known), scenarios=args.scenarios,
                        attacks=_split(args.attacks), seed=args.seed, progress=progress,
-                       names=(args.original, path))
+                       names=(args.original, path), prl_candidates=args.prl_candidates)
             tables.append(t.assign(masked=path))
     except AssessError as exc:
         print(f"sdcrisk assess: error: {exc}", file=sys.stderr)

@@ -236,7 +236,7 @@ def coincidence_intervals(x: np.ndarray, y: np.ndarray, coincidence: str = "near
     hi = np.empty_like(x)
     for j in range(c):
         ys = np.sort(y[:, j])
-        pos = np.searchsorted(ys, x[:, j])
+        pos = searchsorted_sorted(ys, np.ascontiguousarray(x[:, j]))
         # the `neighbours` nearest masked values lie within `neighbours` places of pos
         offs = np.arange(-neighbours, neighbours)
         idx = pos[:, None] + offs[None, :]

@@ -368,17 +368,15 @@ def _edge_counts(order, s, e, zt, lo, hi, walk, gain_of, cap, rowmax):
 @njit(cache=True)
 def _edges(order, s, e, zt, lo, hi, walk, gain_of, cap, rowmax, indptr, out_cols, out_codes, full):
     """Row ``i``'s edges into ``out_*[indptr[i]:]`` and its count before the cap into ``full[i]``,
-    originals in the order ``walk`` (``indptr`` of length n + 1, or ``i * cap`` when given
-    ``indptr`` of length 0: one pass into n x cap slots)."""
+    originals in the order ``walk``."""
     stamp = np.full(order.shape[1], -1, dtype=np.int64)
     cols = np.empty(rowmax, dtype=np.int64)
     codes = np.empty(rowmax, dtype=np.int64)
     for i in walk:
         r, w = _row_edges(order, s, e, zt, lo, hi, i, stamp, cols, codes, gain_of, cap)
-        at = indptr[i] if indptr.size > 0 else i * cap
         for t in range(r):
-            out_cols[at + t] = cols[t]
-            out_codes[at + t] = codes[t]
+            out_cols[indptr[i] + t] = cols[t]
+            out_codes[indptr[i] + t] = codes[t]
         full[i] = w
 
 
@@ -416,7 +414,8 @@ class CandidatePairs:
                          hint)
             cols = np.empty(n * cap, dtype=np.int64)
             codes = np.empty(n * cap, dtype=np.int64)
-            _edges(*self.args, gain_of, cap, self.rowmax, np.zeros(0, dtype=np.int64), cols, codes, full)
+            slots = np.arange(n + 1, dtype=np.int64) * cap  # row i writes from i * cap
+            _edges(*self.args, gain_of, cap, self.rowmax, slots, cols, codes, full)
             per_row = np.minimum(full, cap)
             used = (np.arange(cap)[None, :] < per_row[:, None]).ravel()
             cols, codes = cols[used], codes[used]

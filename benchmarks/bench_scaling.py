@@ -171,7 +171,7 @@ def run_task(task: str, x: np.ndarray, y, budget_gb: float):
            "RS-RL (p<=20%)": lambda: ATTACKS_BY_NAME["RS-RL(p<=20%)"](x, y, known, 2, rng),
            "GDBRL": lambda: ATTACKS_BY_NAME["GDBRL"](x, y, known, 2, rng)}[task]()
     info = "; ".join(f"{k} {v}" for k, v in res.info.items()
-                     if k in ("converged", "pairs", "edges", "truncated", "solver", "unmatched"))
+                     if k in ("converged", "pairs", "edges", "truncated", "network", "arcs", "solver", "unmatched"))
     return res.percent_correct, info
 
 

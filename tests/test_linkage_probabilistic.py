@@ -256,3 +256,81 @@ def test_max_candidates_keeps_the_best_and_counts_truncation(small):
     assert np.array_equal(roomy.links, full.links) and roomy.info["truncated"] == 0
     with pytest.raises(ValueError, match="max_candidates"):
         prl(small, y, max_candidates=0)
+
+
+# --- the block network (tied agreement) -----------------------------------------------------------
+
+def _tied(n=400, c=4, seed=8):
+    """Rounded values and a value-permuting mask: the "nearest" rule's tie groups are blocks."""
+    rng = np.random.default_rng(seed)
+    x = np.round(rng.lognormal(size=(n, c)) * 3, 0)
+    y = x.copy()
+    for j in range(c):  # swap values within small windows of the sorted order
+        o = np.argsort(x[:, j], kind="stable")
+        w = o.reshape(-1, 8)
+        y[w, j] = x[rng.permuted(w, axis=1), j]
+    return x, y
+
+
+def _total_gain(res):
+    linked = res.links >= 0
+    return (res.score[linked] - res.score.min()).sum()
+
+
+@pytest.mark.parametrize("rule", COINCIDENCE_RULES)
+def test_block_network_reaches_the_optimum_of_the_pair_network(rule):
+    x, y = _tied()
+    blocks = prl(x, y, coincidence=rule, t=0.2, window=3.0, rng=np.random.default_rng(1))
+    pairs = prl(x, y, coincidence=rule, t=0.2, window=3.0, rng=np.random.default_rng(1), max_candidates=10**6)
+    assert pairs.info["network"] == "pairs" and pairs.info["truncated"] == 0
+    if rule == "nearest":
+        assert blocks.info["network"] == "blocks" and blocks.info["arcs"] < pairs.info["arcs"]
+    assert _total_gain(blocks) == pytest.approx(_total_gain(pairs), abs=1e-6)
+    used = blocks.links[blocks.links >= 0]
+    assert used.size == np.unique(used).size
+    np.testing.assert_array_equal(blocks.candidates, pairs.candidates)
+
+
+def test_agreement_blocks_cover_each_agreeing_pair_once():
+    from sdcrisk.linkage.probabilistic import CandidatePairs, agreement_blocks, coincidence_intervals
+
+    x, y = _tied(n=120, c=3)
+    z, lo, hi = coincidence_intervals(x, y, "nearest")
+    cp = CandidatePairs(np.ascontiguousarray(z), lo, hi)
+    (rows, blocks, attr), (mblocks, mcols) = agreement_blocks(cp.order, cp.s, cp.e, [0, 1, 2])
+    codes = coincidence_codes(x, y, "nearest")
+    for j in range(3):
+        got = [(int(i), int(l)) for i, b in zip(rows[attr == j], blocks[attr == j]) for l in mcols[mblocks == b]]
+        assert len(got) == len(set(got))
+        want = {(int(i), int(l)) for i, l in zip(*np.nonzero(codes & (1 << j)))}
+        assert set(got) == want
+
+
+def test_block_network_refused_where_a_block_would_overstate_a_pair():
+    from sdcrisk.linkage.probabilistic import CandidatePairs, block_network, coincidence_intervals
+
+    x, y = _tied(n=200, c=2)
+    z, lo, hi = coincidence_intervals(x, y, "nearest")
+    cp = CandidatePairs(np.ascontiguousarray(z), lo, hi)
+    counts = cp.counts()
+    assert counts[3] > 0  # some pairs agree on both attributes
+    assert block_network(cp, counts, np.array([0.0, 2.0, 3.0, 5.0])) is not None
+    # agreeing on attribute 0 lowers the weight: a pair agreeing on both is worth less than
+    # attribute 1's block would give it
+    assert block_network(cp, counts, np.array([0.0, -1.0, 3.0, 2.0])) is None
+
+
+def test_prl_same_links_on_one_thread():
+    import numba
+
+    x, y = _tied(n=4096 * 3, c=3)
+    runs = []
+    for threads in (1, numba.config.NUMBA_NUM_THREADS):
+        numba.set_num_threads(threads)
+        try:
+            runs.append(prl(x, y, rng=np.random.default_rng(4)))
+        finally:
+            numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+    assert runs[0].info["network"] == "blocks"
+    np.testing.assert_array_equal(runs[0].links, runs[1].links)
+    assert runs[0].info == runs[1].info

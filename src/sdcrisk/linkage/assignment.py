@@ -3,8 +3,9 @@
 The bipartite network is source -> original (capacity 1) -> masked along the candidate edges ->
 sink (capacity 1), solved by OR-Tools' cost-scaling push-relabel minimum-cost flow, which needs
 integer costs (the scaling is stated per function). Probabilistic linkage maximises the total
-weight and may leave records unlinked (:func:`assign_max_weight`); global distance-based linkage
-makes as many links as the edges allow at minimum total distance (:func:`assign_min_cost`).
+weight and may leave records unlinked (:func:`assign_max_weight`, or on blocks of pairs that
+share one gain, :func:`assign_max_weight_blocks`); global distance-based linkage makes as many
+links as the edges allow at minimum total distance (:func:`assign_min_cost`).
 """
 
 from __future__ import annotations

@@ -34,11 +34,27 @@ ranges, walked record by record with their full pattern (numba kernels, :class:`
 Every other pair has the all-disagree pattern 0, so the pattern counts over all ``n * n'`` pairs
 are exact without visiting them. The walk is streamed: a first pass counts patterns (nothing
 stored), and only the edges of the assignment are stored, so memory is O(edges): about
-``n * c * neighbours`` for the default rule on continuous data, more with tied values, a fixed
-share of ``n^2`` for ``"rank"`` and ``"value"``. Edges that would exceed the memory limit are
-refused with the estimate (:mod:`sdcrisk.resources`); ``max_candidates=K`` then keeps the K best
-candidates of each record (the counts and the EM still see every pair). EM runs on the at most
-``2^c`` pattern counts, never on the pairs.
+``n * c * neighbours`` for the default rule on continuous data, a fixed share of ``n^2`` for
+``"rank"`` and ``"value"``. The passes read the masked keys row by row (one record's keys in one
+cache line: 19 s became 8 s for the 160 million pairs of 1,000,000 x 10) and run on numba's
+threads over parts of the originals; per-column sorts and searches run on threads too.
+EM runs on the at most ``2^c`` pattern counts, never on the pairs.
+
+Tied values (the block network). Where masked keys tie, an original agrees on attribute j with
+a whole group of masked records, and the pairs grow with the group size: 160.6 million at
+1,000,000 x 10 with 2-decimal values, against 10 million records in the agreement ranges. The
+ranges of attribute j, cut at every range end, fall into *blocks* (:func:`agreement_blocks`):
+every original entering a block agrees on j with each of its members, so the assignment can
+route "original -> block -> masked" at the single-attribute gain ``g_j`` with one arc per
+original and one per member (:func:`assign_max_weight_blocks`), and a pair agreeing on several
+attributes, whose gain exceeds every ``g_j`` of its own, gets a direct edge (12,349 of them at
+10^6). This is the same optimum, exactly, whenever no block overstates a pair: every pattern
+that occurs gains no less than its best single attribute (:func:`route_gains`), which holds
+when every agreement raises the weight (``m_j > u_j``). :func:`prl` uses it when that holds and
+it has fewer arcs than the edges above background (20.0 million against 160.6 million at 10^6),
+else the edges; ``info["network"]`` says which. Edges or arcs that would exceed the memory limit
+are refused with the estimate (:mod:`sdcrisk.resources`); ``max_candidates=K`` then keeps the K
+best candidates of each record (the counts and the EM still see every pair; always the edges).
 
 EM (:func:`em_fellegi_sunter`) starts at ``p = min(n, n') / (n n')`` (one true match per
 record), ``m_j = 0.9`` and ``u_j`` = the overall agreement rate; ``p`` is bounded above by that

@@ -334,3 +334,21 @@ def test_prl_same_links_on_one_thread():
     assert runs[0].info["network"] == "blocks"
     np.testing.assert_array_equal(runs[0].links, runs[1].links)
     assert runs[0].info == runs[1].info
+
+
+def test_pairs_agreeing_on_several_attributes_kept_or_found_by_a_second_pass():
+    from sdcrisk.linkage.probabilistic import CandidatePairs, coincidence_intervals
+
+    x, y = _tied(n=200, c=3)
+    z, lo, hi = coincidence_intervals(x, y, "value", t=0.3)
+    cp = CandidatePairs(np.ascontiguousarray(z), lo, hi)
+    counts = cp.counts()
+    codes = coincidence_codes(x, y, "value", t=0.3)
+    rows, cols = np.nonzero((codes & (codes - 1)) != 0)  # two or more agreements, row-major
+    assert rows.size == counts[[k for k in range(8) if bin(k).count("1") >= 2]].sum() > 0
+    for _ in range(2):
+        r, l, k = cp.multi
+        np.testing.assert_array_equal(r, rows)
+        np.testing.assert_array_equal(l, cols)
+        np.testing.assert_array_equal(k, codes[rows, cols])
+        cp._multi = None  # as if the counting pass had found too many to keep: a second pass

@@ -330,17 +330,26 @@ def _row_candidates(order, s, e, z, lo, hi, i, stamp, cols, codes):
 
 
 @njit(cache=True, nogil=True)
-def _blocked_counts(order, s, e, z, lo, hi, walk, ncodes, rowmax):
-    """Pattern counts over the candidate pairs, streamed (nothing stored), originals in the
-    order ``walk``."""
+def _blocked_counts(order, s, e, z, lo, hi, walk, ncodes, rowmax, multi_rows, multi_cols, multi_codes):
+    """Pattern counts over the candidate pairs, streamed, originals in the order ``walk``; the
+    pairs agreeing on two or more attributes are kept in ``multi_*`` while they fit. Returns the
+    counts and the number of such pairs (more than ``multi_rows.size``: not all kept)."""
     counts = np.zeros(ncodes, dtype=np.int64)
     stamp = np.full(order.shape[1], -1, dtype=np.int64)
     cols = np.empty(rowmax, dtype=np.int64)
     codes = np.empty(rowmax, dtype=np.int64)
+    k = 0
     for i in walk:
         for t in range(_row_candidates(order, s, e, z, lo, hi, i, stamp, cols, codes)):
-            counts[codes[t]] += 1
-    return counts
+            code = codes[t]
+            counts[code] += 1
+            if code & (code - 1):
+                if k < multi_rows.size:
+                    multi_rows[k] = i
+                    multi_cols[k] = cols[t]
+                    multi_codes[k] = code
+                k += 1
+    return counts, k
 
 
 @njit(cache=True, nogil=True)
@@ -443,9 +452,41 @@ class CandidatePairs:
         self.c = lo.shape[1]
 
     def counts(self) -> np.ndarray:
-        """Number of candidate pairs per pattern code (code 0 never occurs among them)."""
+        """Number of candidate pairs per pattern code (code 0 never occurs among them). The pass
+        also keeps the pairs agreeing on several attributes (:attr:`multi`) when there are at
+        most ``c`` per original."""
+        counts, self._multi = self._pass(lambda part: self.c * part.size)
+        return counts
+
+    @property
+    def multi(self):
+        """``(rows, cols, codes)`` of the pairs agreeing on two or more attributes, sorted by row
+        and column (a second pass when the first kept too many to keep; its memory is checked)."""
+        if self._multi is None:
+            total = int(self._multi_total)
+            check_memory(f"probabilistic linkage: {total:,} pairs agreeing on several attributes", 24 * total)
+            self._multi = self._pass(lambda part: total)[1]
+        return self._multi
+
+    def _pass(self, capacity):
+        """The counting pass on threads; the pairs agreeing on several attributes too where each
+        part holds at most ``capacity(part)`` of them (np.empty: pages never written cost no
+        memory), else None."""
         *head, walk = self.args
-        return sum(_in_threads(lambda part: _blocked_counts(*head, part, 2**self.c, self.rowmax), walk))
+
+        def part(w):
+            keep = tuple(np.empty(capacity(w), dtype=np.int64) for _ in range(3))
+            counts, k = _blocked_counts(*head, w, 2**self.c, self.rowmax, *keep)
+            return counts, k, (tuple(a[:k] for a in keep) if k <= keep[0].size else None)
+
+        parts = _in_threads(part, walk)
+        self._multi_total = sum(k for _, k, _ in parts)
+        multi = None
+        if all(m is not None for _, _, m in parts):
+            rows, cols, codes = (np.concatenate(a) for a in zip(*[m for _, _, m in parts]))
+            o = np.lexsort((cols, rows))  # the same order on any number of threads
+            multi = rows[o], cols[o], codes[o]
+        return sum(c for c, _, _ in parts), multi
 
     def edges(self, gain_of: np.ndarray, cap: int | None = None):
         """``(rows, cols, codes, truncated)``: the candidates with positive ``gain_of[code]``,
@@ -477,35 +518,6 @@ class CandidatePairs:
             codes = np.empty(total, dtype=np.int64)
             _edges(*self.args, gain_of, cap, self.rowmax, indptr, cols, codes, full)
         return np.repeat(np.arange(n, dtype=np.int64), per_row), cols, codes, int((full > cap).sum())
-
-
-@njit(cache=True, nogil=True)
-def _extra_edges(order, s, e, z, lo, hi, walk, gain_of, extra, rowmax, out_rows, out_cols, out_codes, best, nbest):
-    """For the block network: the candidates whose pattern is ``extra`` (their gain exceeds every
-    route through a block) into ``out_*``, and each original's best gain and how many candidates
-    share it (as :func:`prl` reports them); returns the number of edges written."""
-    stamp = np.full(order.shape[1], -1, dtype=np.int64)
-    cols = np.empty(rowmax, dtype=np.int64)
-    codes = np.empty(rowmax, dtype=np.int64)
-    k = 0
-    for i in walk:
-        r = _row_candidates(order, s, e, z, lo, hi, i, stamp, cols, codes)
-        b = 0.0
-        for t in range(r):
-            b = max(b, gain_of[codes[t]])
-        at_best = 0
-        for t in range(r):
-            g = gain_of[codes[t]]
-            if b > 0 and g > 0 and g >= b - 1e-12:
-                at_best += 1
-            if extra[codes[t]]:
-                out_rows[k] = i
-                out_cols[k] = cols[t]
-                out_codes[k] = codes[t]
-                k += 1
-        best[i] = b
-        nbest[i] = at_best if b > 0 else order.shape[1]
-    return k
 
 
 def agreement_blocks(order, s, e, attrs):
@@ -564,40 +576,53 @@ def block_network(pairs: "CandidatePairs", counts: np.ndarray, gain_of: np.ndarr
     seen[0] = False
     if np.any(route[seen] > np.maximum(gain_of[seen], 0.0)):
         return None
-    extra = seen & (gain_of > route)
-    n_extra = int(counts[extra].sum())
     singles = gain_of[1 << np.arange(c)]
     attrs = [j for j in range(c) if singles[j] > 0]
     if not attrs:
         return None
     enter, members = agreement_blocks(pairs.order, pairs.s, pairs.e, attrs)
-    arcs = enter[0].size + members[0].size + n_extra
+    arcs = enter[0].size + members[0].size + int(counts[seen & (gain_of > route)].sum())
     if arcs >= int(counts[gain_of > 0].sum()):
         return None
     n, ny = pairs.s.shape[0], pairs.order.shape[1]
     check_memory(f"probabilistic linkage: block network of {arcs:,} arcs", _BYTES_PER_EDGE * (arcs + 3 * n + ny),
                  "pass max_candidates=K (the K best candidates of each record) or a narrower rule")
-    *head, walk = pairs.args
-    best, nbest = np.zeros(n), np.zeros(n, dtype=np.int64)
-    extra = np.ascontiguousarray(extra)
-
-    def part(w):
-        out = np.empty(n_extra, dtype=np.int64), np.empty(n_extra, dtype=np.int64), np.empty(n_extra, dtype=np.int64)
-        k = _extra_edges(*head, w, gain_of, extra, pairs.rowmax, *out, best, nbest)
-        return [a[:k] for a in out]
-
-    rows, cols, codes = (np.concatenate(a) for a in zip(*_in_threads(part, walk)))
+    rows, cols, codes = pairs.multi
+    extra = gain_of[codes] > route[codes]
+    nbest = _best_counts(pairs, gain_of, singles, rows, codes)
     top = int(np.argmax(singles))
     row_no = np.empty(n, dtype=np.int32)
     row_no[np.argsort(pairs.s[:, top], kind="stable")] = np.arange(n)
     col_no = np.empty(ny, dtype=np.int32)
     col_no[pairs.order[top]] = np.arange(ny)
-    rows, cols = row_no[rows], col_no[cols]
-    o = np.lexsort((cols, rows))  # the same edge order on any number of threads
-    direct = (rows[o], cols[o], gain_of[codes[o]])
+    direct = (row_no[rows[extra]], col_no[cols[extra]], gain_of[codes[extra]])
     enter = (row_no[enter[0]], enter[1], singles[enter[2]])
     members = (members[0], col_no[members[1]])
     return (n, ny, direct, enter, members), (nbest, arcs, (row_no, pairs.order[top].copy()))
+
+
+def _best_counts(pairs: "CandidatePairs", gain_of, singles, rows, codes) -> np.ndarray:
+    """For each original, how many masked records share its best positive gain (all masked
+    records when it has none), from its agreement ranges and its pairs agreeing on several
+    attributes (``rows``, ``codes``), without another pass over the pairs. Gains never fall
+    when an agreement is added (the block network's condition), so the records agreeing on an
+    attribute j with ``g_j`` at the best are all at the best: the sum of those ranges' lengths
+    counts each such record once per such attribute it agrees on, and the pairs agreeing on
+    several attributes correct that, and add the ones at the best through no such j."""
+    n, ny = pairs.s.shape[0], pairs.order.shape[1]
+    tol = 1e-12
+    pos = np.maximum(singles, 0.0)
+    has = pairs.e > pairs.s
+    best = (has * pos).max(axis=1) if n else np.zeros(0)
+    gain = gain_of[codes]
+    np.maximum.at(best, rows, gain)
+    at = has & (pos > 0) & (pos >= best[:, None] - tol)  # attributes whose agreement is at the best
+    count = ((pairs.e - pairs.s) * at).sum(axis=1)
+    mask = (at.astype(np.int64) << np.arange(at.shape[1])).sum(axis=1)
+    shared = pattern_matrix(at.shape[1]).sum(axis=1, dtype=np.int64)[codes & mask[rows]]  # bits in common
+    np.subtract.at(count, rows, np.maximum(shared - 1, 0))
+    np.add.at(count, rows, ((shared == 0) & (gain > 0) & (gain >= best[rows] - tol)).astype(np.int64))
+    return np.where(best > 0, count, ny)
 
 
 def candidate_pairs(z, lo, hi):
@@ -637,7 +662,9 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
     papers' assignment; ``info["truncated"]`` counts the records that lost candidates.
     ``score`` is each link's weight, ``candidates`` the number of masked records sharing the
     best weight of that original; ``info`` holds ``converged``, ``iterations``, ``p``, ``pairs``
-    (candidate pairs), ``edges`` (pairs above background kept) and ``truncated``.
+    (candidate pairs), ``edges`` (pairs above background kept), ``truncated``, ``network``
+    ("pairs", or "blocks" where tied agreement made the block network smaller; module docstring)
+    and ``arcs`` (the assignment network's arcs between records and blocks).
     """
     x, y = prepare(original, masked, known)
     n, c = x.shape

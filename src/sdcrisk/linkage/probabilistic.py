@@ -268,7 +268,7 @@ def coincidence_intervals(x: np.ndarray, y: np.ndarray, coincidence: str = "near
         lo[:, j] = x[:, j] - dk
         hi[:, j] = x[:, j] + dk
 
-    _threads(column, range(c))
+    _threads(column, range(c), n)
     # guard against rounding in x - d, x + d: a value at exactly distance dk must coincide
     spacing = np.spacing(np.maximum(np.abs(lo), np.abs(hi)))
     return y, lo - spacing, hi + spacing
@@ -308,7 +308,7 @@ def agreement_ranges(z: np.ndarray, lo: np.ndarray, hi: np.ndarray):
         s[:, j] = searchsorted_sorted(zs, np.ascontiguousarray(lo[:, j]), "left")
         e[:, j] = searchsorted_sorted(zs, np.ascontiguousarray(hi[:, j]), "right")
 
-    _threads(column, range(z.shape[1]))
+    _threads(column, range(z.shape[1]), z.shape[0])
     return order, s, e
 
 
@@ -323,8 +323,13 @@ def _row_candidates(order, s, e, z, lo, hi, i, stamp, cols, codes):
             if stamp[col] == i:
                 continue
             stamp[col] = i
+            code = 0
+            for jj in range(s.shape[1]):  # _pair_code written out: the kernels compile faster
+                v = z[col, jj]
+                if v >= lo[i, jj] and v <= hi[i, jj]:
+                    code |= 1 << jj
             cols[k] = col
-            codes[k] = _pair_code(z, lo, hi, i, col)
+            codes[k] = code
             k += 1
     return k
 
@@ -417,11 +422,13 @@ def _edges(order, s, e, z, lo, hi, walk, gain_of, cap, rowmax, indptr, out_cols,
         full[i] = w
 
 
-def _threads(f, items) -> list:
-    """``[f(item) for item in items]`` on numba's number of threads (numpy's sorts and the
-    ``nogil`` kernels release the GIL), results in the order of ``items``."""
+def _threads(f, items, n: int) -> list:
+    """``[f(item) for item in items]``, on numba's number of threads when the file has at least
+    ``_PART_MIN`` records (numpy's sorts and the ``nogil`` kernels release the GIL), results in the
+    order of ``items``. Small files stay in this thread: asking numba for its thread count starts
+    its threading layer, which cost the first ``sdcrisk assess`` on EIA about 1 s."""
     items = list(items)
-    workers = min(numba.get_num_threads(), len(items))
+    workers = min(numba.get_num_threads(), len(items)) if n >= _PART_MIN else 1
     if workers <= 1:
         return [f(item) for item in items]
     with ThreadPoolExecutor(workers) as pool:
@@ -432,7 +439,8 @@ def _in_threads(kernel, walk: np.ndarray) -> list:
     """``kernel(part)`` on consecutive parts of ``walk``, one per thread; the results in the order
     of the parts, so that merging them does not depend on the number of threads when the merge
     is order-free (sums) or sorts."""
-    return _threads(kernel, np.array_split(walk, max(1, min(numba.get_num_threads(), walk.size // _PART_MIN))))
+    parts = 1 if walk.size < 2 * _PART_MIN else min(numba.get_num_threads(), walk.size // _PART_MIN)
+    return _threads(kernel, np.array_split(walk, parts), walk.size)
 
 
 class CandidatePairs:
@@ -543,7 +551,7 @@ def agreement_blocks(order, s, e, attrs):
         return (np.repeat(np.arange(n, dtype=np.int32), k), (np.cumsum(used) - 1)[piece].astype(np.int32),
                 np.repeat(np.arange(u.size, dtype=np.int32), size), order[j][pos].astype(np.int32))
 
-    per = _threads(attribute, attrs)
+    per = _threads(attribute, attrs, n)
     first = np.cumsum([0] + [int(p[2][-1]) + 1 if p[2].size else 0 for p in per])  # block numbers per attribute
     cat = lambda parts: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int32)  # noqa: E731
     enter = (cat([p[0] for p in per]), cat([p[1] + f for p, f in zip(per, first)]),

@@ -274,25 +274,6 @@ def coincidence_intervals(x: np.ndarray, y: np.ndarray, coincidence: str = "near
     return y, lo - spacing, hi + spacing
 
 
-@njit(cache=True, nogil=True)
-def _pair_code(z, lo, hi, i, l):
-    """Pattern of (original i, masked l): bit j set iff lo[i, j] <= z[l, j] <= hi[i, j]. ``z`` is
-    row-major, so one masked record's keys are read from one or two cache lines."""
-    code = 0
-    for j in range(z.shape[1]):
-        v = z[l, j]
-        if v >= lo[i, j] and v <= hi[i, j]:
-            code |= 1 << j
-    return code
-
-
-@njit(cache=True)
-def _row_codes(z, lo, hi, i, code):
-    """code[l] = pattern of (original i, masked l), every masked record l."""
-    for l in range(z.shape[0]):
-        code[l] = _pair_code(z, lo, hi, i, l)
-
-
 def agreement_ranges(z: np.ndarray, lo: np.ndarray, hi: np.ndarray):
     """Sort each masked key column once; ``[s_ij, e_ij)`` is the range of sorted positions whose
     key lies in ``[lo_ij, hi_ij]`` (the masked records agreeing with original i on attribute j).
@@ -324,7 +305,7 @@ def _row_candidates(order, s, e, z, lo, hi, i, stamp, cols, codes):
                 continue
             stamp[col] = i
             code = 0
-            for jj in range(s.shape[1]):  # _pair_code written out: the kernels compile faster
+            for jj in range(s.shape[1]):  # bit jj: lo[i, jj] <= z[col, jj] <= hi[i, jj]
                 v = z[col, jj]
                 if v >= lo[i, jj] and v <= hi[i, jj]:
                     code |= 1 << jj
@@ -642,13 +623,12 @@ def candidate_pairs(z, lo, hi):
 
 
 def coincidence_codes(x, y, coincidence: str = "nearest", **rule_params) -> np.ndarray:
-    """The n x n matrix of pattern codes (bit j = c_j(a, b)). For tests and small files;
-    :func:`prl` never forms it."""
+    """The n x n matrix of pattern codes (bit j = c_j(a, b)): the candidate pairs' codes, 0
+    elsewhere. For tests and small files; :func:`prl` never forms it."""
     z, lo, hi = coincidence_intervals(np.asarray(x, float), np.asarray(y, float), coincidence, **rule_params)
-    z = np.ascontiguousarray(z)
-    out = np.empty((lo.shape[0], z.shape[0]), dtype=np.int64)
-    for i in range(lo.shape[0]):
-        _row_codes(z, lo, hi, i, out[i])
+    out = np.zeros((lo.shape[0], z.shape[0]), dtype=np.int64)
+    rows, cols, codes = candidate_pairs(np.ascontiguousarray(z), lo, hi)
+    out[rows, cols] = codes
     return out
 
 

@@ -2,12 +2,14 @@
 
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from sdcrisk.replication import (CALIBRATION, HELD_OUT, ROW_KEY, UNEXPLAINED, by_paper, calibration_split, explain,
-                                 load_calibration, load_explanations, markdown_report, match_or_close, per_paper_table, propose_pins,
-                                 read_pins, stale_pins, status)
+                                 load_calibration, load_explanations, markdown_report, match_or_close, min_selection_bias,
+                                 per_paper_table, propose_pins, read_pins, stale_pins, status, unconverged_fits,
+                                 unconverged_status)
 
 ROOT = Path(__file__).resolve().parents[1]
 KNOWN = ROOT / "docs" / "known_differences.yaml"
@@ -17,21 +19,60 @@ PINS = ROOT / "docs" / "differing_cells.csv"
 
 @pytest.mark.parametrize("args, expected", [
     ((12.34, 2, 12.344, 0.0, 1, None, "percent", None), ("match", "within published rounding")),
-    ((12.34, 2, 12.36, 0.0, 1, None, "percent", None), ("close", "within 1 point")),
-    # no relative tolerance: 4.8 % off a value of 50 is more than 1 point
-    ((50.0, 1, 52.4, 0.0, 1, None, "percent", None), ("differs", "outside every tolerance")),
-    ((50.0, 1, 53.0, 0.0, 1, None, "percent", None), ("differs", "outside every tolerance")),
-    # 2 sd sqrt(1/4 + 1/100) = 2 * 2 * 0.51 = 2.04 (+ half unit 0.05)
-    ((10.0, 1, 12.0, 2.0, 4, 100, "percent", None), ("match", "within 2 combined standard errors")),
+    ((12.34, 2, 12.36, 0.0, 1, None, "percent", None), ("close", "within 1 point and 20%")),
+    # the absolute bound: 4.8 % off a value of 50 is more than 1 point
+    ((50.0, 1, 52.4, 0.0, 1, None, "percent", None), ("differs", "outside 1 point")),
+    # the relative bound: 0.9 points off 3.0 is inside 1 point but 30 % off
+    ((3.0, 1, 3.9, 0.0, 1, None, "percent", None), ("differs", "within 1 point but more than 20% off")),
+    ((5.0, 1, 5.9, 0.0, 1, None, "percent", None), ("close", "within 1 point and 20%")),
+    # a published zero: no relative room, only the rounding
+    ((0.0, 1, 0.3, 0.0, 1, None, "percent", None), ("differs", "within 1 point but more than 20% off")),
+    # 2 sd sqrt(1/4 + 1/100) = 2 * 2 * 0.51 = 2.04 (+ half unit 0.05), but 2 points is outside 1 point
+    ((10.0, 1, 12.0, 2.0, 4, 100, "percent", None), ("differs", "outside 1 point")),
+    # consistent within 2 standard errors stands in for the 20 % (0.9 off 3.0 = 30 %)
+    ((3.0, 1, 3.9, 2.0, 4, 100, "percent", None), ("match", "within 2 combined standard errors and 1 point")),
     # record counts: 1 % of n = 10.8 records for Census
-    ((100.0, 0, 110.0, 0.0, 1, None, "records", 1080), ("close", "within 1% of n records")),
-    ((100.0, 0, 120.0, 0.0, 1, None, "records", 1080), ("differs", "outside every tolerance")),
-    # a count of 3074 off by 125 records is 4 % relative but 3 % of n = 4092: differs
-    ((3074.0, 0, 3199.0, 0.0, 1, None, "records", 4092), ("differs", "outside every tolerance")),
+    ((100.0, 0, 110.0, 0.0, 1, None, "records", 1080), ("close", "within 1% of n records and 20%")),
+    ((100.0, 0, 120.0, 0.0, 1, None, "records", 1080), ("differs", "outside 1% of n records")),
+    # a count of 36 against 70.3 is within 1 % of n = 40.9 of EIA but 49 % off
+    ((70.3, 1, 36.0, 0.0, 1, None, "records", 4092), ("differs", "within 1% of n records but more than 20% off")),
+    # 463.2 vs 479.6 with a large sd: consistent, but 16.4 records is outside 1 % of n = 10.8
+    ((479.6, 1, 463.2, 30.0, 5, None, "records", 1080), ("differs", "outside 1% of n records")),
+    ((3074.0, 0, 3199.0, 0.0, 1, None, "records", 4092), ("differs", "outside 1% of n records")),
     ((100.0, 0, float("nan"), 0.0, 1, None, "records", 1080), ("missing", "no regenerated value")),
 ])
 def test_status_rules(args, expected):
     assert status(*args) == expected
+
+
+def test_a_match_is_always_within_the_absolute_bound():
+    rng = np.random.default_rng(7)
+    for _ in range(2000):
+        pub, sd = rng.uniform(0, 100), rng.uniform(0, 20)
+        mean, n = pub + rng.normal(0, 3), int(rng.integers(1, 10))
+        st, _ = status(pub, 1, mean, sd, n, None, "percent", None)
+        if st in ("match", "close"):
+            assert abs(mean - pub) <= 1.0 + 0.05 + 1e-9
+        if st == "close":
+            assert abs(mean - pub) <= 0.2 * pub + 1e-9
+
+
+def test_min_selection_bias_is_the_expected_maximum_of_normals():
+    """E[max of 2 standard normals] = 1/sqrt(pi); of 3: 3/(2 sqrt(pi)); scaled by the standard error."""
+    assert min_selection_bias(2, 1.0) == pytest.approx(1 / np.sqrt(np.pi), rel=1e-8)
+    assert min_selection_bias(3, 0.5) == pytest.approx(0.5 * 3 / (2 * np.sqrt(np.pi)), rel=1e-8)
+    assert min_selection_bias(1, 1.0) == 0.0 and min_selection_bias(5, 0.0) == 0.0
+
+
+def test_prl_based_rows_of_unconverged_cells_are_counted_apart():
+    cells = pd.DataFrame({"measure": ["PLD", "DLD", "PRL_unconverged"], "mean": [10.0, 20.0, 0.4], "n": [5, 5, 5]})
+    assert unconverged_fits(cells) == pytest.approx(2.0)
+    assert unconverged_status("PLD", cells, ("match", "r"))[0] == "unconverged"
+    assert unconverged_status("Score1", cells, ("differs", "r"))[0] == "unconverged"
+    assert unconverged_status("DLD", cells, ("differs", "r")) == ("differs", "r")
+    assert unconverged_status("PLD", cells.assign(mean=[10.0, 20.0, 0.0]), ("close", "r")) == ("close", "r")
+    df = _rows(status=["match", "unconverged", "differs", "close"], method=["mdav"] * 4)
+    assert match_or_close(df)["all"] == {"ok": 2, "n": 3, "unconverged": 1, "share": round(2 / 3, 4)}
 
 
 def _rows(**cols):
@@ -70,7 +111,8 @@ def test_calibration_split_and_report():
     assert by.tolist() == ["x", "", "y", ""]
     df = df.assign(split=split, calibrated_by=by)
     shares = match_or_close(df)
-    assert shares[CALIBRATION] == {"ok": 2, "n": 2, "share": 1.0} and shares[HELD_OUT] == {"ok": 0, "n": 2, "share": 0.0}
+    assert shares[CALIBRATION] == {"ok": 2, "n": 2, "unconverged": 0, "share": 1.0} \
+        and shares[HELD_OUT] == {"ok": 0, "n": 2, "unconverged": 0, "share": 0.0}
     per = by_paper(df)
     assert per["p"]["all"]["n"] == 2 and per["p"][CALIBRATION]["ok"] == 1 and per["q"][HELD_OUT]["differs"] == 1
     pins = propose_pins(df, GROUPS)
@@ -78,8 +120,8 @@ def test_calibration_split_and_report():
     summary = {"cells": 4, "claims": 0, "status": {"match": 1, "close": 1, "differs": 2}, "by_paper_table": {},
                "match_or_close": shares, "by_paper": per}
     md = markdown_report(df, summary, GROUPS, choices, stale_pins(df, pins))
-    assert "- Calibration rows: match or close 2 of 2 (100.0 %)." in md
-    assert "- Held-out rows: match or close 0 of 2 (0.0 %)." in md
+    assert "- Calibration rows: match or close 2 of 2 compared (100.0 %)." in md
+    assert "- Held-out rows: match or close 0 of 2 compared (0.0 %)." in md
     assert "| `x` | X | REPLICATION.md, S | 1 |" in md and "| `z` | Z | REPLICATION.md, S | 0 |" in md
     assert "| `b` | 2 | B | 1 |" in md and "| `c` | 3 | C | 1 |" in md
 
@@ -91,9 +133,10 @@ def test_match_or_close_shares():
                method=["mdav", "optimal_univariate_ma", "mdav", "rankswap", "mdav", "individual_ranking_ma"],
                status=["match", "close", "differs", "match", "close", "missing"])
     shares = match_or_close(df)
-    assert shares["all"] == {"ok": 4, "n": 6, "share": round(4 / 6, 4)}
-    assert shares["deterministic_cells"] == {"ok": 2, "n": 4, "share": 0.5}
-    assert match_or_close(df[df.method == "rankswap"])["deterministic_cells"] == {"ok": 0, "n": 0, "share": None}
+    assert shares["all"] == {"ok": 4, "n": 6, "unconverged": 0, "share": round(4 / 6, 4)}
+    assert shares["deterministic_cells"] == {"ok": 2, "n": 4, "unconverged": 0, "share": 0.5}
+    assert match_or_close(df[df.method == "rankswap"])["deterministic_cells"] == {"ok": 0, "n": 0, "unconverged": 0,
+                                                                                  "share": None}
 
 
 def test_documents_show_the_committed_per_paper_counts():

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .figures import save_figure
-from .replication import CALIBRATION, PAPER_NAMES, read_shapes
+from .replication import CALIBRATION, PAPER_NAMES, match_share, read_shapes
 
 STATUS_STYLE = {"match": ("#1b7837", "o"), "close": ("#5aae61", "s")}
 CAUSE_COLOURS = ["#d73027", "#f46d43", "#fdae61", "#9e0142", "#5e4fa2", "#3288bd", "#8c510a", "#bf812d",
@@ -29,6 +29,13 @@ def _as_percent(result: pd.DataFrame, shapes: dict) -> pd.DataFrame:
         value = pd.to_numeric(out[col], errors="coerce")  # a missing regenerated value is empty
         out[col] = np.where(counts, 100.0 * value / n, value)
     return out
+
+
+def _share_text(rows: pd.DataFrame) -> str:
+    """``ok of n compared (pct %)``, and the rows not compared (failed PRL fits)."""
+    s = match_share(pd.Series(True, index=rows.index), rows["status"])
+    text = f"{s['ok']} of {s['n']} ({100 * (s['share'] or 0):.0f} %)"
+    return text + (f", {s['unconverged']} unconverged" if s["unconverged"] else "")
 
 
 def overview_figure(replication_csv, shapes_json, out_png, out_pdf) -> None:
@@ -66,9 +73,7 @@ def overview_figure(replication_csv, shapes_json, out_png, out_pdf) -> None:
             if len(part):
                 h = ax.scatter(part["published"], part["mean"], s=16, marker="x", color=colour[cause], lw=0.9, zorder=3)
                 handles.setdefault(f"differs: {cause}", h)
-        ok = int(rows["status"].isin(["match", "close"]).sum())
-        ax.set_title(f"{PAPER_NAMES.get(paper, paper)}\nmatch or close {ok} of {len(rows)} ({100 * ok / len(rows):.0f} %)",
-                     fontsize=10)
+        ax.set_title(f"{PAPER_NAMES.get(paper, paper)}\nmatch or close {_share_text(rows)}", fontsize=10)
         ax.set_xlabel("Published value (%; record counts as % of n)")
         ax.set_ylabel("Regenerated value (%)")
         ax.set_xlim(0, top)
@@ -77,9 +82,8 @@ def overview_figure(replication_csv, shapes_json, out_png, out_pdf) -> None:
         ax.grid(alpha=0.3)
     for ax in list(axes.flat)[len(papers):]:
         ax.set_visible(False)
-    total_ok = int(result["status"].isin(["match", "close"]).sum())
-    fig.suptitle(f"Replication overview: published against regenerated, {total_ok} of {len(result)} rows match or "
-                 "are close\n(open markers: calibration rows; filled: held-out; crosses: differing rows by cause "
+    fig.suptitle(f"Replication overview: published against regenerated; match or close {_share_text(result)}"
+                 "\n(open markers: calibration rows; filled: held-out; crosses: differing rows by cause "
                  "group of REPLICATION.md)", fontsize=11)
     fig.legend(list(handles.values()), list(handles.keys()), title="status / cause", loc="lower center",
                ncol=4, fontsize=8, title_fontsize=9, frameon=False)

@@ -15,7 +15,7 @@ import re
 
 import pandas as pd
 
-STATUSES = ["match", "close", "differs", "missing"]
+STATUSES = ["match", "close", "differs", "unconverged", "missing"]
 COMPARED = ["match", "close", "differs"]
 KEYS = ["dataset", "method", "param", "known", "measure"]
 
@@ -141,6 +141,8 @@ def verdicts(rep: pd.DataFrame) -> str:
         ok = row["match"] + row["close"]
         text = (f"- **{t}**: {ok} of {row['compared']} compared cells agree ({row['match']} match, "
                 f"{row['close']} close, {row['differs']} differ)")
+        if row["unconverged"]:
+            text += f"; {row['unconverged']} not compared (a PRL fit did not converge)"
         if row["missing"]:
             text += f"; {row['missing']} published cells not in this run's sweep"
         sub = rep[(rep["table"] == t) & rep["status"].isin(COMPARED)]
@@ -175,7 +177,8 @@ def claims(rep: pd.DataFrame) -> pd.DataFrame:
 
 def style_status(df: pd.DataFrame, precision: int = 3):
     """A Styler colouring the status column (plain frame if styling is unavailable)."""
-    colours = {"match": "#c7e9c0", "close": "#fdf2b3", "differs": "#fcbba1", "missing": "#e0e0e0"}
+    colours = {"match": "#c7e9c0", "close": "#fdf2b3", "differs": "#fcbba1", "unconverged": "#d9d9f3",
+               "missing": "#e0e0e0"}
     try:
         sty = df.style.format(precision=precision, na_rep="")
         if "status" in df.columns:

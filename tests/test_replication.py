@@ -6,7 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdcrisk.replication import (CALIBRATION, HELD_OUT, ROW_KEY, UNEXPLAINED, by_paper, calibration_split, explain,
+from sdcrisk.prose import rewrite, stale_regions
+from sdcrisk.replication import (CALIBRATION, HELD_OUT, ROW_KEY, UNEXPLAINED, by_paper, calibration_split, declared_criteria,
+                                 explain, matches,
                                  load_calibration, load_explanations, markdown_report, match_or_close, min_selection_bias,
                                  per_paper_table, propose_pins, read_pins, stale_pins, status, unconverged_fits,
                                  unconverged_status)
@@ -139,16 +141,39 @@ def test_match_or_close_shares():
                                                                                   "share": None}
 
 
-def test_documents_show_the_committed_per_paper_counts():
-    """README and REPLICATION.md carry the per-paper table of the committed check, as the check
-    writes it (sdcrisk.replication.per_paper_table)."""
+def test_documents_carry_the_numbers_of_the_committed_check():
+    """Every count of the check quoted in README and REPLICATION.md sits in a marked region that
+    equals what sdcrisk.prose writes from the committed summary (the per-paper table included)."""
     import json
 
     summary = json.loads((ROOT / "tables" / "replication_summary.json").read_text())
-    block = "\n".join(per_paper_table(summary))
     for doc in ("README.md", "REPLICATION.md"):
         text = (ROOT / doc).read_text()
-        assert text.split("<!-- per-paper -->")[1].split("<!-- /per-paper -->")[0].strip() == block, doc
+        assert "<!-- check:per-paper -->" in text, doc
+        assert stale_regions(text, summary) == [], doc
+
+
+def test_prose_regions_are_written_from_the_summary():
+    per = {s: 0 for s in ("match", "close", "differs", "unconverged", "missing")}
+    counts = lambda **kw: {"all": {**per, **kw}, CALIBRATION: {**per, **kw}, HELD_OUT: dict(per)}  # noqa: E731
+    summary = {"by_paper_table": {"p|T1": counts(match=3, close=1, differs=4), "p|T2": counts(differs=2, unconverged=2),
+                                  "q|T1": counts(match=1)}}
+    text = ("a <!-- check: ok paper=p tables=T1 -->9 of 9<!-- /check --> b "
+            "<!-- check: okpct paper=p -->x<!-- /check --> <!-- check: unconverged -->x<!-- /check --> "
+            "<!-- check: ok split=held-out paper=r -->x<!-- /check -->")
+    with pytest.raises(ValueError, match="selects no row"):
+        rewrite(text, summary)
+    text = text.replace(" paper=r", " paper=p")
+    assert rewrite(text, summary).endswith("<!-- check: ok split=held-out paper=p -->0 of 0<!-- /check -->")
+    text = text.replace("ok split=held-out paper=p", "rows")
+    out = rewrite(text, summary)
+    assert out == ("a <!-- check: ok paper=p tables=T1 -->4 of 8<!-- /check --> b "
+                   "<!-- check: okpct paper=p -->4 of 10 (40 %)<!-- /check --> <!-- check: unconverged -->2<!-- /check --> "
+                   "<!-- check: rows -->13<!-- /check -->")
+    assert [s for s, _, _ in stale_regions(text, summary)] == ["ok paper=p tables=T1", "okpct paper=p", "unconverged", "rows"]
+    assert stale_regions(out, summary) == []
+    with pytest.raises(ValueError, match="WHAT"):
+        rewrite("<!-- check: oks -->1<!-- /check -->", summary)
 
 
 def _committed():
@@ -183,12 +208,57 @@ def test_committed_check_reports_the_calibration_split():
     assert used == {c["id"] for c in choices if c["calibrated_on"]}
 
 
+def _declaring_files() -> dict[str, str]:
+    """``{path: the "# compares:" line}`` of every tracked file that has one."""
+    import subprocess
+
+    out = subprocess.run(["git", "grep", "-l", "-e", "^# compares:", "-e", "^\\s*# compares:"], cwd=ROOT,
+                         capture_output=True, text=True, check=False).stdout.split()
+    return {f: next(ln for ln in (ROOT / f).read_text().splitlines() if ln.strip().startswith("# compares:"))
+            for f in out}
+
+
+def test_calibration_rows_are_derived_from_the_declarations():
+    """Every research script declares the published rows it compares with (one "# compares:"
+    line); every file with a non-empty declaration is the evidence of an open choice or a
+    diagnostic in docs/calibration.yaml; the calibration rows are exactly the rows any of them
+    declares, so no consulted row can be labelled held-out."""
+    scripts = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "research").rglob("*.py"))
+    for f in scripts:
+        declared_criteria(ROOT / f)  # exactly one parseable line, or ValueError naming the file
+    choices = load_calibration(CALIBRATION_FILE)
+    named = {f for c in choices for f in c["evidence"]}
+    declaring = {f for f in _declaring_files() if declared_criteria(ROOT / f)}
+    assert declaring - named == set(), "files comparing with published rows that docs/calibration.yaml does not name"
+    rep = _committed()
+    union = pd.Series(False, index=rep.index)
+    for f in declaring:
+        union |= matches(rep, declared_criteria(ROOT / f))
+    assert ((rep["split"] == CALIBRATION) == union).all()
+
+
+def test_a_declaration_is_one_line_of_criteria(tmp_path):
+    f = tmp_path / "script.py"
+    f.write_text('"""doc"""\n# compares: [{paper: p, tables: [T1]}]\n')
+    assert declared_criteria(f) == [{"paper": "p", "tables": ["T1"]}]
+    f.write_text("# compares: []\n")
+    assert declared_criteria(f) == []
+    for text, key in [("x = 1\n", "found 0"), ("# compares: []\n# compares: []\n", "found 2"),
+                      ("# compares: [{paper: p, tabels: [T1]}]\n", "a where criterion"),
+                      ("# compares: [\n", "not YAML")]:
+        f.write_text(text)
+        with pytest.raises(ValueError, match="script.py") as err:
+            declared_criteria(f)
+        assert key in str(err.value)
+
+
 BAD_CALIBRATION = [
     ("choices: []", "non-empty list under 'choices'"),
     ("choices:\n  - {id: a, choice: A, section: S}", "choices[0] needs id"),
-    ("choices:\n  - {id: a, choice: A, section: S, calibrated_on: {paper: p, tabels: [T1]}}", "choices[0] (a): a where"),
-    ("choices:\n  - {id: a, choice: A, section: S, calibrated_on: []}\n  - {id: a, choice: B, section: S, calibrated_on: []}",
+    ("choices:\n  - {id: a, choice: A, section: S, evidence: x.py}", "choices[0] needs id"),
+    ("choices:\n  - {id: a, choice: A, section: S, evidence: []}\n  - {id: a, choice: B, section: S, evidence: []}",
      "used twice"),
+    ("choices:\n  - {id: a, choice: A, section: S, evidence: []}\ndiagnostics: x.py", "diagnostics must be a list"),
 ]
 BAD_GROUPS = [
     ("groups: []", "non-empty list under 'groups'"),

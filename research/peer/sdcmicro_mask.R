@@ -1,4 +1,5 @@
-# compares: nin2007_location_rl T1 T2 T3 T4 T9 T10 T11
+# compares: []
+# (masking only: research/peer/sdcmicro_score.py compares the masked files with published rows)
 #
 # Peer evidence (issue 26): mask Census and EIA with sdcMicro's own implementations, at the cells
 # of Nin, Herranz & Torra (2007) Tables 1-4 (rank swapping) and 9-11 (MDAV), for scoring with this

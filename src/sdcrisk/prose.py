@@ -8,7 +8,8 @@ that this module rewrites, so the text cannot drift from the check:
 * ``<!-- check: WHAT [paper=ID] [tables=T1,T2] [split=calibration|held-out] -->text<!-- /check -->``
   inline, where WHAT is ``ok`` ("12 of 40": rows that match or are close, of the rows compared),
   ``okpct`` ("12 of 40 (30 %)"), ``rows`` (all rows, compared or not) or a status name
-  (``match``, ``close``, ``differs``, ``unconverged``, ``missing``: its row count).
+  (``match``, ``close``, ``differs``, ``unconverged``, ``missing``: its row count). A selection
+  that matches no row of the check is an error (a typo); a split without rows gives "0 of 0".
 
 ``python -m sdcrisk.prose README.md REPLICATION.md`` rewrites the regions after a paper-scale
 run; ``--check`` only reports the regions that disagree (exit status 1), as the test suite does.
@@ -46,15 +47,15 @@ def render_spec(spec: str, summary: dict) -> str:
     if len(kv) != len(opts) or set(kv) - {"paper", "tables", "split"} or kv.get("split", "all") not in SPLITS:
         raise ValueError(f"check region {spec!r}: expected 'WHAT [paper=ID] [tables=T1,T2] [split={'|'.join(SPLITS)}]'")
     tables = kv["tables"].split(",") if "tables" in kv else None
+    if not sum(_counts(summary, kv.get("paper"), tables, "all").values()):
+        raise ValueError(f"check region {spec!r}: selects no row of the check")
     c = _counts(summary, kv.get("paper"), tables, kv.get("split", "all"))
     rows = sum(c.values())
-    if rows == 0:
-        raise ValueError(f"check region {spec!r}: selects no row of the check")
     ok, compared = c["match"] + c["close"], rows - c["unconverged"]
     if what == "ok":
         return f"{ok} of {compared}"
     if what == "okpct":
-        return f"{ok} of {compared} ({100 * ok / compared:.0f} %)" if compared else f"{ok} of 0"
+        return f"{ok} of {compared} ({100 * ok / compared:.0f} %)" if compared else "0 of 0"
     if what == "rows":
         return str(rows)
     if what in STATUSES:

@@ -329,26 +329,68 @@ def matches(result: pd.DataFrame, crit: list[dict]) -> pd.Series:
 
 
 # ----------------------------------------------------------------------------- calibration
-def load_calibration(path) -> list[dict]:
-    """Read ``docs/calibration.yaml``: a list ``choices`` of ``{id, choice, section, calibrated_on}``,
-    one per open choice of the replication, ``calibrated_on`` the published cells and claims the
-    choice was made on (criteria as in :func:`matches`; an empty list: chosen without looking at
-    a published value). Raises ValueError naming the file and the bad entry."""
+DECLARATION = "# compares:"
+DIAGNOSTICS = "diagnostics"
+
+
+def declared_criteria(path) -> list[dict]:
+    """The published rows an evidence file compares with: its one line ``# compares: [...]``, a
+    YAML list of criteria as in :func:`matches` (``[]``: none). Raises ValueError naming the file."""
+    import yaml
+
+    path = Path(path)
+    try:
+        lines = [ln.strip() for ln in path.read_text().splitlines() if ln.strip().startswith(DECLARATION)]
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read the evidence file ({exc.strerror})") from None
+    if len(lines) != 1:
+        raise ValueError(f"{path}: expected exactly one line '{DECLARATION} [criteria]', found {len(lines)}")
+    try:
+        crit = yaml.safe_load(lines[0][len(DECLARATION):])
+    except yaml.YAMLError as exc:
+        raise ValueError(f"{path}: the '{DECLARATION}' line is not YAML ({exc})") from None
+    return _criteria(path, "compares", 0, DECLARATION, crit, allow_empty=True)
+
+
+def load_calibration(path, root=None) -> list[dict]:
+    """Read ``docs/calibration.yaml``: a list ``choices`` of ``{id, choice, section, evidence}``,
+    one per open choice of the replication, ``evidence`` the files (research scripts, or a module
+    whose comment records a comparison; paths from ``root``, default the repository holding
+    ``path``) that compared alternatives with published values; and ``diagnostics``, the files that
+    compared with published values only to explain a difference. Each choice's ``calibrated_on``
+    is derived from its files' :func:`declared_criteria`; the diagnostics become one more entry
+    (id ``diagnostics``), since the rows they looked at are not held-out either. Raises
+    ValueError naming the file and the bad entry."""
+    import yaml
+
+    root = Path(root) if root is not None else Path(path).resolve().parents[1]
     out = []
     for i, c in enumerate(_read_yaml_list(path, "choices")):
         if not isinstance(c, dict) or not all(isinstance(c.get(k), str) for k in ("id", "choice", "section")) \
-                or "calibrated_on" not in c:
-            raise ValueError(f"{path}: choices[{i}] needs id, choice, section (text) and calibrated_on "
-                             "(a criterion or a list of criteria, [] for none)")
+                or not isinstance(c.get("evidence"), list):
+            raise ValueError(f"{path}: choices[{i}] needs id, choice, section (text) and evidence "
+                             "(a list of files, [] for none)")
         if any(o["id"] == c["id"] for o in out):
             raise ValueError(f"{path}: choices[{i}]: id {c['id']!r} used twice")
-        out.append({**c, "calibrated_on": _criteria(path, "choices", i, c["id"], c["calibrated_on"], allow_empty=True)})
-    return out
+        out.append(c)
+    diagnostics = (yaml.safe_load(Path(path).read_text()) or {}).get(DIAGNOSTICS, [])
+    if not isinstance(diagnostics, list):
+        raise ValueError(f"{path}: {DIAGNOSTICS} must be a list of files")
+    out.append({"id": DIAGNOSTICS, "choice": "none: compared with published values to explain differences",
+                "section": "research/README.md", "evidence": diagnostics})
+    return [{**c, "calibrated_on": [crit for f in c["evidence"] for crit in declared_criteria(root / f)]}
+            for c in out]
+
+
+def evidence_files(path, root=None) -> list[Path]:
+    """Every file ``docs/calibration.yaml`` names (choices' evidence and the diagnostics)."""
+    root = Path(root) if root is not None else Path(path).resolve().parents[1]
+    return sorted({root / f for c in load_calibration(path, root) for f in c["evidence"]})
 
 
 def calibration_split(result: pd.DataFrame, choices: list[dict]) -> tuple[pd.Series, pd.Series]:
-    """``(split, calibrated_by)``: ``calibration`` for a row some open choice was chosen on (the ids
-    of those choices in ``calibrated_by``), ``held-out`` for every other row."""
+    """``(split, calibrated_by)``: ``calibration`` for a row some open choice was chosen on or a
+    diagnostic script compared with (the ids in ``calibrated_by``), ``held-out`` for every other row."""
     by = pd.Series("", index=result.index, dtype=object)
     for c in choices:
         hit = matches(result, c["calibrated_on"])
@@ -490,7 +532,7 @@ def by_paper(result: pd.DataFrame) -> dict:
     """Per paper and split (all, calibration, held-out): rows per status and the match-or-close share."""
     return {paper: {"all": _counts(g), CALIBRATION: _counts(g[g.split == CALIBRATION]),
                     HELD_OUT: _counts(g[g.split == HELD_OUT])}
-            for paper, g in result.groupby("paper", sort=False)}
+            for paper, g in result.groupby("paper", sort=True)}
 
 
 def by_paper_table(result: pd.DataFrame) -> dict:

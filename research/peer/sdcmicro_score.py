@@ -167,7 +167,9 @@ def summary_md(rows: pd.DataFrame, agg: pd.DataFrame, session: dict, command: st
     L += ["", "## Published cells: match / close / differs", "",
           "Per table and implementation, against this project's values for the same rows "
           "(\"project now\": its committed mean / sd / n under the current rule; \"committed\": the "
-          "status column of `tables/replication.csv`).", "",
+          "status column of `tables/replication.csv`). `unconverged`: a PRL-based value (PLD, Score1, "
+          "Score2) of a cell where some PRL EM fit did not converge, not compared (counted apart, as "
+          "the project's check does).", "",
           "| table | implementation | rows | peer match / close / differs | project now | project committed |",
           "|---|---|---|---|---|---|"]
     for method in ("mdav", "rankswap"):
@@ -176,7 +178,12 @@ def summary_md(rows: pd.DataFrame, agg: pd.DataFrame, session: dict, command: st
                 sub = rows[(rows.table == t) & (rows.implementation == impl)]
                 if sub.empty:
                     continue
-                L.append(f"| {t} | `{impl}` | {len(sub)} | {fmt_counts(counts(sub, 'status'))} | "
+                peer = fmt_counts(counts(sub, "status"))
+                unc = sub[sub.status == "unconverged"]
+                if len(unc):  # the status those rows would have had (check_values' rule text)
+                    would = unc.rule.str.extract(r"else: (\w+)")[0].value_counts()
+                    peer += " (" + ", ".join(f"{would.get(s, 0)} {s}" for s in ("match", "close", "differs")) + " if compared)"
+                L.append(f"| {t} | `{impl}` | {len(sub)} | {peer} | "
                          f"{fmt_counts(counts(sub, 'project_status'))} | "
                          f"{fmt_counts(counts(sub, 'project_status_committed'))} |")
     L += ["", "Over all tables of the method:", "",

@@ -68,21 +68,25 @@ def standardise(x: np.ndarray, y: np.ndarray, mode: str = "own") -> tuple[np.nda
 
 def _whiten(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Map both files by ``L^-1`` with ``L L^T`` the covariance of ``xs``, so that Euclidean
-    distances become Mahalanobis distances ``(a - b)^T Sigma^-1 (a - b)``."""
-    cov = np.atleast_2d(np.cov(xs, rowvar=False))
-    # Decide singularity on a relative eigenvalue threshold far above rounding: whether Cholesky
-    # fails on a numerically singular matrix depends on the BLAS kernel (on Census, all 13
-    # columns, it failed with OpenBLAS' AVX-512 kernel and succeeded with its AVX2 one).
-    eig = np.linalg.eigvalsh(cov)
+    distances become Mahalanobis distances ``(a - b)^T Sigma^-1 (a - b)``.
+
+    The whitened coordinates decide the links, so none of this goes through BLAS or LAPACK, whose
+    rounding depends on the CPU kernel (:mod:`sdcrisk.masking.fixed_order`): the covariance from
+    correctly rounded sums, the singularity test on Jacobi eigenvalues, a plain-float Cholesky
+    factor and a forward substitution in a fixed order."""
+    from ..masking.fixed_order import cholesky, covariance, jacobi_eigh, solve_lower
+
+    cov = covariance(xs)
+    # Decide singularity on a relative eigenvalue threshold far above rounding (with LAPACK,
+    # whether Cholesky failed on a numerically singular matrix depended on the BLAS kernel: on
+    # Census, all 13 columns, it failed with OpenBLAS' AVX-512 kernel and succeeded with its AVX2 one).
+    eig, _ = jacobi_eigh(cov)
     if eig[0] <= _SINGULAR * max(eig[-1], 0.0):
         raise ValueError("metric='mahalanobis': the covariance of the original known columns is singular "
                          f"(smallest/largest eigenvalue {eig[0]:.2e}/{eig[-1]:.2e}); some known columns are "
                          "linear combinations of others, drop one of them")
-    chol = np.linalg.cholesky(cov)
-    from scipy.linalg import solve_triangular
-
-    return (solve_triangular(chol, xs.T, lower=True).T.copy(),
-            solve_triangular(chol, ys.T, lower=True).T.copy())
+    chol = cholesky(cov)
+    return solve_lower(chol, xs), solve_lower(chol, ys)
 
 
 @njit(cache=True)

@@ -7,11 +7,16 @@
 
 sigma_j and Sigma use the sample (n - 1) normalisation.
 """
+# The published rows the choices recorded in this module's docstrings were compared with
+# (docs/calibration.yaml; the check makes them calibration rows):
+# compares: [{paper: muralidhar2016_rank_rl, tables: [T1]}]
+
 
 from __future__ import annotations
 
 import numpy as np
 
+from .fixed_order import covariance, jacobi_eigh, rowdot
 from .registry import Param, register
 
 _A = Param("a", "real", low=0.0, high=10.0, low_open=True, doc="perturbation level a > 0")
@@ -27,9 +32,19 @@ def additive_noise(x: np.ndarray, rng: np.random.Generator, *, a: float) -> np.n
 
 @register("correlated_noise", _A, family="noise", randomised=True)
 def correlated_noise(x: np.ndarray, rng: np.random.Generator, *, a: float) -> np.ndarray:
-    """Correlated additive noise N(0, a*Sigma_XX) (Muralidhar & Domingo-Ferrer (2016) §4, text after Table 1)."""
-    cov = np.cov(x, rowvar=False)
-    noise = rng.multivariate_normal(np.zeros(x.shape[1]), a * cov, size=x.shape[0], method="eigh")
+    """Correlated additive noise N(0, a*Sigma_XX) (Muralidhar & Domingo-Ferrer (2016) §4, text after Table 1).
+
+    Drawn as ``numpy.random.Generator.multivariate_normal(..., method="eigh")`` does (one block
+    of n x m standard normals ``g``, noise ``g @ (U sqrt(Lambda))^T`` with ``a Sigma = U Lambda U^T``),
+    but without BLAS/LAPACK, whose rounding and eigenvector signs depend on the CPU kernel: the
+    covariance from correctly rounded sums, ``U`` and ``Lambda`` from the Jacobi solver (each
+    eigenvector's largest component positive), the products summed in a fixed order
+    (:mod:`.fixed_order`). Negative rounding-level eigenvalues count as 0."""
+    m = x.shape[1]
+    values, vectors = jacobi_eigh(a * covariance(x))
+    factor = vectors * np.sqrt(np.maximum(values, 0.0))  # column j: sqrt(lambda_j) u_j
+    g = rng.standard_normal((x.shape[0], m))
+    noise = np.column_stack([rowdot(g, factor[k]) for k in range(m)])
     return x + noise
 
 

@@ -1,4 +1,4 @@
-"""Kernel-independent linear algebra (sdcrisk.masking.fixed_order) and the PCP projection built on it
+"""Kernel-independent linear algebra (sdcrisk.fixed_order) and the PCP projection built on it
 (Nin, Herranz & Torra (2008, multivariate microaggregation) §3): results that cannot depend on the
 BLAS/LAPACK kernel of the CPU."""
 
@@ -11,7 +11,7 @@ import pytest
 
 from sdcrisk.linkage.distance import dbrl
 from sdcrisk.linkage.projected import projected_coordinates
-from sdcrisk.masking import fixed_order as fo
+from sdcrisk import fixed_order as fo
 from sdcrisk.masking import mask
 from sdcrisk.masking.projection import first_component, project, project_as, standardise
 

@@ -99,7 +99,7 @@ def blas() -> list[dict[str, str]]:
     (threadpoolctl: ``internal_api`` e.g. openblas, ``version``, ``architecture`` e.g. Haswell or
     SkylakeX, set by ``OPENBLAS_CORETYPE`` or detected). The project's results do not depend on
     it (masking and linkage avoid BLAS/LAPACK where rounding decides an order, a group or a link,
-    :mod:`sdcrisk.masking.fixed_order`); it is recorded so that a difference can be traced."""
+    :mod:`sdcrisk.fixed_order`); it is recorded so that a difference can be traced."""
     import numpy  # noqa: F401  (load the BLAS libraries the computations use)
     import scipy.linalg  # noqa: F401
 

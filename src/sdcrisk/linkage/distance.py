@@ -71,10 +71,10 @@ def _whiten(xs: np.ndarray, ys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     distances become Mahalanobis distances ``(a - b)^T Sigma^-1 (a - b)``.
 
     The whitened coordinates decide the links, so none of this goes through BLAS or LAPACK, whose
-    rounding depends on the CPU kernel (:mod:`sdcrisk.masking.fixed_order`): the covariance from
+    rounding depends on the CPU kernel (:mod:`sdcrisk.fixed_order`): the covariance from
     correctly rounded sums, the singularity test on Jacobi eigenvalues, a plain-float Cholesky
     factor and a forward substitution in a fixed order."""
-    from ..masking.fixed_order import cholesky, covariance, jacobi_eigh, solve_lower
+    from ..fixed_order import cholesky, covariance, jacobi_eigh, solve_lower
 
     cov = covariance(xs)
     # Decide singularity on a relative eigenvalue threshold far above rounding (with LAPACK,

@@ -61,8 +61,8 @@ def _orientation(scores: np.ndarray, block: np.ndarray) -> float:
     """The sign (1.0 or -1.0) fixing the arbitrary sign of a projection: positive covariance with
     the sum of z-scores, or, when that vanishes (loadings summing to zero), with the block's first
     varying column. The inner products are correctly rounded sums (``math.fsum``), not BLAS dots,
-    so the decision does not depend on the CPU (:mod:`sdcrisk.masking.fixed_order`)."""
-    from ..masking.fixed_order import dot
+    so the decision does not depend on the CPU (:mod:`sdcrisk.fixed_order`)."""
+    from ..fixed_order import dot
 
     s = scores - scores.mean()
     scale = math.sqrt(dot(s, s)) * block.shape[0] * block.shape[1]

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fixed_order import covariance, jacobi_eigh, rowdot
+from ..fixed_order import covariance, jacobi_eigh, rowdot
 from .registry import Param, register
 
 _A = Param("a", "real", low=0.0, high=10.0, low_open=True, doc="perturbation level a > 0")
@@ -39,7 +39,7 @@ def correlated_noise(x: np.ndarray, rng: np.random.Generator, *, a: float) -> np
     but without BLAS/LAPACK, whose rounding and eigenvector signs depend on the CPU kernel: the
     covariance from correctly rounded sums, ``U`` and ``Lambda`` from the Jacobi solver (each
     eigenvector's largest component positive), the products summed in a fixed order
-    (:mod:`.fixed_order`). Negative rounding-level eigenvalues count as 0."""
+    (:mod:`sdcrisk.fixed_order`). Negative rounding-level eigenvalues count as 0."""
     m = x.shape[1]
     values, vectors = jacobi_eigh(a * covariance(x))
     factor = vectors * np.sqrt(np.maximum(values, 0.0))  # column j: sqrt(lambda_j) u_j

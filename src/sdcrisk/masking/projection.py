@@ -22,7 +22,7 @@ through BLAS or LAPACK, whose rounding depends on the CPU kernel (EIA, v = 2, k 
 131 records depending on the CPU with ``numpy.linalg.eigh`` and ``z @ a``): the correlation matrix
 is built from correctly rounded sums with an exactly unit diagonal, ``a_1`` comes from a cyclic
 Jacobi solver in plain float arithmetic, ties among the largest eigenvalues go to the lowest
-position, and the scores are summed over the columns in ascending order (:mod:`.fixed_order`).
+position, and the scores are summed over the columns in ascending order (:mod:`sdcrisk.fixed_order`).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ import math
 
 import numpy as np
 
-from .fixed_order import canonical_sign, correlation, jacobi_eigh, rowdot
+from ..fixed_order import canonical_sign, correlation, jacobi_eigh, rowdot
 
 PROJECTIONS = ("pcp", "zscore")
 
@@ -58,7 +58,7 @@ def first_component(z: np.ndarray) -> np.ndarray:
     """Unit first principal axis of standardised data ``z`` (eigenvector of the correlation
     matrix of the raw block for its largest eigenvalue; Nin, Herranz & Torra (2008, multivariate
     microaggregation) §3, Eqs. 1-4), sign as in the module doc. Computed without BLAS/LAPACK
-    (:func:`.fixed_order.correlation`, :func:`.fixed_order.jacobi_eigh`): the same bits on every CPU."""
+    (:func:`sdcrisk.fixed_order.correlation`, :func:`sdcrisk.fixed_order.jacobi_eigh`): the same bits on every CPU."""
     v = z.shape[1]
     if v == 1:
         return np.ones(1)
@@ -72,7 +72,7 @@ def first_component(z: np.ndarray) -> np.ndarray:
 
 
 def scores(z: np.ndarray, a) -> np.ndarray:
-    """``z @ a`` summed over the columns in ascending order without BLAS (:func:`.fixed_order.rowdot`)."""
+    """``z @ a`` summed over the columns in ascending order without BLAS (:func:`sdcrisk.fixed_order.rowdot`)."""
     return rowdot(z, a)
 
 

@@ -23,6 +23,10 @@ Random draws come from the ``numpy.random.Generator`` passed in (numba consumes 
 directly, so the caller's generator advances). Uniform choice among still-unswapped positions
 uses a Fenwick tree: O(n log n) per attribute whatever p.
 """
+# The published rows the choices recorded in this module's docstrings were compared with
+# (docs/calibration.yaml; the check makes them calibration rows):
+# compares: [{paper: nin2007_location_rl, tables: [T1]}, {paper: muralidhar2016_rank_rl, tables: [T2, T3]}]
+
 
 from __future__ import annotations
 

@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..fixed_order import covariance
+
 from ..linkage.base import prepare
 
 IL1_RULES = ("variation", "mae", "sd", "sd_sqrt2")
@@ -121,8 +123,7 @@ def il_components(original, masked, *, il1: str = DEFAULTS["il1"], zero: str = D
             c1 = float((err / sd).mean())
     mx, my = x.mean(axis=0), y.mean(axis=0)
     c2 = mean_variation(mx, my, zero, scale=colscale)
-    vx = np.atleast_2d(np.cov(x, rowvar=False, ddof=ddof))
-    vy = np.atleast_2d(np.cov(y, rowvar=False, ddof=ddof))
+    vx, vy = covariance(x, ddof=ddof), covariance(y, ddof=ddof)  # without BLAS: same bits on every CPU
     vscale = np.sqrt(np.outer(np.diag(vx), np.diag(vx)))
     c3 = mean_variation(_entries(vx, cov_entries), _entries(vy, cov_entries), zero,
                         scale=_entries(vscale, cov_entries))

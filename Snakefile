@@ -3,6 +3,7 @@
 # CI scale:     snakemake --cores 2 --configfile config/quick.yaml
 # One table:    snakemake --cores 2 tables/nin2007_location_rl_T7.csv
 import os
+import sys
 
 # One BLAS thread per job: jobs run in parallel, and single-threaded BLAS keeps sums reproducible.
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
@@ -32,22 +33,21 @@ def repo_path(*parts):
 # plugins are added; seed and data_mirror replace. Each file is read strictly: Snakemake reads it
 # with plain YAML, which keeps the last of two equal keys (an experiment given twice would silently
 # lose its first definition). A layer's plugin files are relative to the file.
-_layers = [sdc_config.read_layer(f) for f in workflow.configfiles]
-_sources = [str(f) for f in workflow.configfiles]
-if workflow.config_settings.config:
-    _layers.append(dict(workflow.config_settings.config))
-    _sources.append("--config")
-_layered = sdc_config.layer(sdc_config.load(os.path.join(workflow.basedir, "config", "config.yaml")), *_layers,
-                            sources=_sources)
-config.clear()
-config.update(_layered)
 # Validated once, by the Snakemake process the user started; the processes Snakemake starts for
 # single jobs (cluster job steps, `run:` jobs) only load the plugins: validation imports every
-# masking method and attack, about 3 s of CPU that a job step would pay for every cell.
-if workflow.is_main_process:
-    sdc_config.validate(config, source="config")
-else:
-    sdc_config.load_plugins(config, source="config")
+# masking method and attack, about 3 s of CPU that a job step would pay for every cell. A mistake
+# in the config (sdcrisk.config.ConfigError) ends the run with its one-line message, no traceback.
+try:
+    _layered = sdc_config.layered(os.path.join(workflow.basedir, "config", "config.yaml"), workflow.configfiles,
+                                  workflow.config_settings.config)
+    if workflow.is_main_process:
+        sdc_config.validate(_layered, source="config")
+    else:
+        sdc_config.load_plugins(_layered, source="config")
+except sdc_config.ConfigError as _exc:
+    raise SystemExit(f"CONFIG ERROR: {_exc}")
+config.clear()
+config.update(_layered)
 
 CELLS = sdc_config.cells(config)
 TABLES = sdc_rep.table_targets(config)      # {"nin2007_location_rl_T1": (experiment, "T1"), ...}
@@ -64,6 +64,11 @@ include: "workflow/rules/render.smk"
 include: "workflow/rules/check.smk"
 include: "workflow/rules/committed.smk"
 include: "workflow/rules/notebooks.smk"
+
+# The compute estimate of the config's cells (sdcrisk.estimate; over config max_linkages the
+# config was refused above), once, where the user started Snakemake.
+if workflow.is_main_process and not FROM_COMMITTED:
+    print(f"sdcrisk compute estimate: {sdc_config.compute_estimate(config)}", file=sys.stderr)
 
 # On a cluster (profiles/slurm) only the cells are submitted as jobs; these rules take seconds
 # (download, aggregation, rendering, the check, notebooks) and run beside Snakemake itself.

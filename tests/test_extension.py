@@ -170,3 +170,95 @@ def test_readme_extension_example_runs_as_written(tmp_path):
     assert table["mean"].between(0, 100).all()
     # the example's deterministic method (randomised=False) ran one replicate, rank swapping every one
     assert set(table[table.method == "rankswap"].n) == {spec["replicates"]} and set(table.n) == {1, spec["replicates"]}
+
+
+# ----------------------------------------------------------------------------- the plugin contract
+# A plugin's attack is checked where its links enter scoring (sdcrisk.attacks.run_attack), a
+# plugin's masking method where its output returns (MaskingMethod.checked_output); each failure is
+# one sentence naming the plugin, what was expected and what it returned (docs/bad_inputs.md).
+def _pair(n=200, m=4):
+    x = np.random.default_rng(0).lognormal(3, 1, size=(n, m))
+    return x, x * np.exp(np.random.default_rng(1).normal(scale=0.01, size=x.shape))
+
+
+def _attack(links=None, **fields):
+    from sdcrisk.linkage.base import LinkResult
+
+    return lambda x, y, known, v, rng: LinkResult(links=np.arange(len(x)) if links is None else links(len(x)), **fields)
+
+
+@pytest.mark.parametrize("attack,message", [
+    (_attack(lambda n: np.arange(n) + n), "attack 'Plugin' returned link 200 for original record 0 (200 such); "
+                                          "expected a masked record index in [0, 200) or -1 for no link"),
+    (_attack(lambda n: np.arange(n // 2)), "attack 'Plugin' returned links of shape (100,); expected one link per "
+                                           "original record, shape (200,)"),
+    (_attack(lambda n: np.arange(n) * 1.0), "attack 'Plugin' returned links of dtype float64; expected integers"),
+    (_attack(lambda n: np.full(n, -2)), "attack 'Plugin' returned link -2 for original record 0"),
+    (_attack(score=np.full(200, np.nan)), "attack 'Plugin' returned score nan for original record 0 (200 such); "
+                                          "expected a number, finite where the record is linked"),
+    (_attack(candidates=np.full(200, 201)), "attack 'Plugin' returned candidates 201 for original record 0 "
+                                            "(200 such); expected a size in [0, 200]"),
+    (_attack(candidates=np.ones(10, int)), "attack 'Plugin' returned candidates of shape (10,) and dtype int64; "
+                                           "expected integers, one per original record, shape (200,)"),
+    (_attack(info={"converged": "yes"}), "attack 'Plugin' returned info {'converged': 'yes'}; expected a dict"),
+    (lambda x, y, known, v, rng: np.arange(len(x)), "attack 'Plugin' returned a ndarray; expected a "
+                                                    "sdcrisk.linkage.LinkResult"),
+])
+def test_a_plugin_attack_breaking_the_contract_is_named(attack, message, monkeypatch):
+    from sdcrisk.attacks import ATTACKS
+    from sdcrisk.evaluation import attack_matrix
+
+    monkeypatch.setitem(ATTACKS, "Plugin", attack)
+    x, y = _pair()
+    cell = cells({"experiments": {"e": {"datasets": ["d"], "methods": {"rankswap": {"p": [5]}}}}})[0]
+    with pytest.raises(ValueError) as err:
+        attack_matrix(x, y, cell, {"attacks": ["DBRL", "Plugin"]}, np.random.default_rng(0))
+    assert message in str(err.value) and "\n" not in str(err.value)
+
+
+def test_percentages_divide_by_the_original_records(monkeypatch):
+    """A plugin declining half the records (-1, the documented "no link") scores 50 %, not 100 %;
+    ``sdcrisk.assess`` and the attack matrix give the same."""
+    from sdcrisk import assess
+    from sdcrisk.attacks import ATTACKS
+    from sdcrisk.evaluation import attack_matrix
+    from sdcrisk.measures.units import linkage_percent
+
+    def half_nearest(x, y, known, v, rng):  # the nearest masked record for the first half, no link for the rest
+        from sdcrisk.linkage.base import NO_LINK, LinkResult
+
+        nearest = ((x[:, None, :] - y[None, :, :]) ** 2).sum(axis=2).argmin(axis=1)
+        return LinkResult(links=np.where(np.arange(len(x)) < len(x) // 2, nearest, NO_LINK))
+
+    monkeypatch.setitem(ATTACKS, "HalfOracle", half_nearest)
+    x, y = _pair()
+    cell = cells({"experiments": {"e": {"datasets": ["d"], "methods": {"rankswap": {"p": [5]}}}}})[0]
+    rows = attack_matrix(x, y, cell, {"attacks": ["HalfOracle"]}, np.random.default_rng(0))
+    assert rows == [("HalfOracle", "half", 50.0)] and linkage_percent(100, 200) == 50.0
+    result = assess(pd.DataFrame(x), pd.DataFrame(y), attacks=["HalfOracle"], information_loss=False)
+    assert result.set_index("measure").loc["HalfOracle", "percent"] == 50.0
+
+
+def test_linkage_percentages_are_computed_in_one_function():
+    """Every linkage percentage of the package goes through measures.units.linkage_percent."""
+    src = ROOT / "src" / "sdcrisk"
+    hits = [f"{p.relative_to(src)}:{i}" for p in src.rglob("*.py") for i, line in enumerate(p.read_text().splitlines(), 1)
+            if re.search(r"100(\.0)? \* .*(link|correct|count|value / n)", line) and "def " not in line]
+    assert hits == ["measures/units.py:" + str(next(i for i, line in enumerate(
+        (src / "measures" / "units.py").read_text().splitlines(), 1) if "return 100.0 * correct / records" in line))]
+
+
+@pytest.mark.parametrize("func,message", [
+    (lambda x, rng: x[:, :-1], "masking method 'plugin' returned shape (200, 3); expected numbers of the input's "
+                               "shape (200, 4) (records x attributes)"),
+    (lambda x, rng: x.astype(str), "masking method 'plugin' returned values of dtype <U"),
+    (lambda x, rng: None, "masking method 'plugin' returned a NoneType; expected numbers of the input's shape (200, 4)"),
+    (lambda x, rng: x.T, "masking method 'plugin' returned shape (4, 200)"),
+])
+def test_a_plugin_masking_method_breaking_the_contract_is_named(func, message):
+    from sdcrisk.masking.registry import MaskingMethod
+
+    x, _ = _pair()
+    with pytest.raises(ValueError) as err:
+        MaskingMethod("plugin", func, (), "toy", False)(x)
+    assert message in str(err.value) and "\n" not in str(err.value)

@@ -33,13 +33,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .attacks import ATTACKS, KNOWN_ATTRIBUTE_ATTACKS
+from .attacks import ATTACKS, KNOWN_ATTRIBUTE_ATTACKS, run_attack
 from .data import read_table
 from .kernels import warm_in_background
 from .linkage.probabilistic import ConvergenceWarning, prl
 from .measures.information_loss import il_components
 from .measures.interval_disclosure import interval_disclosure_by_attribute
 from .measures.scenarios import ScenarioRangeError, scenario_range
+from .measures.units import linkage_percent
 from .resources import MemoryLimitError
 from .validation import check_magnitude
 
@@ -231,7 +232,7 @@ def _attack_row(name, x, y, perm, cols, seed, prl_candidates=None) -> tuple[floa
         if name == "PRL" and prl_candidates is not None:
             res = prl(x, y[perm], known=np.asarray(cols), rng=rng, max_candidates=prl_candidates)
         else:
-            res = ATTACKS[name](x, y[perm], np.asarray(cols), 2, rng)
+            res = run_attack(name, x, y[perm], np.asarray(cols), 2, rng)
     except MemoryLimitError as exc:
         hint = " (sdcrisk assess: --prl-candidates K)" if name == "PRL" else ""
         return math.nan, math.nan, f"not run: {exc}{hint}", time.perf_counter() - t0
@@ -246,7 +247,7 @@ def _attack_row(name, x, y, perm, cols, seed, prl_candidates=None) -> tuple[floa
     if res.info.get("truncated"):
         notes.append(f"assignment on each record's {prl_candidates} best candidates "
                      f"({res.info['truncated']} record(s) had more)")
-    return linked, 100.0 * linked / links.size, "; ".join(notes), seconds
+    return linked, linkage_percent(linked, x.shape[0]), "; ".join(notes), seconds
 
 
 def _run_attacks(tasks, x, y, perm, seed, say, prl_candidates=None):

@@ -13,6 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from .linkage.base import LinkResult, checked_links
 from .linkage.distance import dbrl
 from .linkage.global_distance import gdbrl
 from .linkage.location import lrl_microaggregation, rsrl
@@ -60,6 +61,13 @@ def register_attack(name: str):
         return func
 
     return deco
+
+
+def run_attack(name: str, x: np.ndarray, y: np.ndarray, known, v: int, rng: np.random.Generator) -> LinkResult:
+    """The registered attack ``name`` on original ``x`` and masked ``y``, its result checked where
+    it enters scoring (:func:`sdcrisk.linkage.base.checked_links`): a plugin's links out of range,
+    or fewer than the original records, stop the job with the attack named."""
+    return checked_links(ATTACKS[name](x, y, known, v, rng), name, x.shape[0], y.shape[0])
 
 
 def matrix_attacks(opts) -> list[str]:

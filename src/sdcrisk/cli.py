@@ -1,7 +1,8 @@
-"""Command line: ``sdcrisk assess ORIGINAL MASKED [MASKED ...]``.
+"""Command line: ``sdcrisk assess ORIGINAL MASKED [MASKED ...]`` and ``sdcrisk check-config
+[CONFIGFILE ...]``.
 
-Bad input ends with one line ``sdcrisk assess: error: ...`` on standard error and exit status 2,
-never a traceback; see ``docs/assess.md``.
+Bad input ends with one line ``sdcrisk <command>: error: ...`` on standard error and exit status 2,
+never a traceback; see ``docs/assess.md`` and ``docs/bad_inputs.md``.
 """
 
 from __future__ import annotations
@@ -38,6 +39,15 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--out", default="sdcrisk-report", help="report directory (default: %(default)s)")
     a.add_argument("--seed", type=int, default=0, help="seed of the attacks' record order and tie breaks (default 0)")
     a.add_argument("--quiet", action="store_true", help="no progress messages")
+    c = sub.add_parser("check-config", help="check config files as the workflow reads them; print the compute estimate",
+                       description="Layer each CONFIGFILE on the reference config, as `snakemake --configfile "
+                                   "CONFIGFILE` does, validate the result and print its compute estimate (cell jobs, "
+                                   "maskings, linkages, CPU time; the limit is the config key max_linkages). A "
+                                   "mistake ends with one line naming the file and key (a YAML syntax error: its "
+                                   "line and column).")
+    c.add_argument("configfile", nargs="*", help="config file(s) layered on the reference config, in order")
+    c.add_argument("--reference", default="config/config.yaml",
+                   help="the reference config, with datasets.yaml beside it (default: %(default)s)")
     return p
 
 
@@ -76,7 +86,13 @@ def assess_command(args) -> int:
     warned = [f"{path}: {w}" for path, t in zip(args.masked, tables) for w in t.attrs["warnings"]]
     meta = {"original": args.original, "masked": args.masked, "pairing": tables[0].attrs["pairing"], "warnings": warned,
             "seed": args.seed, "command": "sdcrisk assess " + " ".join(sys.argv[2:])}
-    files = write_report(results, args.out, meta)
+    try:
+        files = write_report(results, args.out, meta)
+    except OSError as exc:  # a read-only place, a full disk
+        from .data import write_error
+
+        print(f"sdcrisk assess: error: {write_error(exc, exc.filename or args.out)}", file=sys.stderr)
+        return 2
     print(summary_text(results))
     print(f"records paired by {tables[0].attrs['pairing'].split(' (')[0]}; report: "
           + ", ".join(str(f) for f in files))
@@ -86,10 +102,24 @@ def assess_command(args) -> int:
     return 0
 
 
+def check_config_command(args) -> int:
+    from .config import ConfigError, compute_estimate, layered, validate
+
+    try:
+        cfg = validate(layered(args.reference, args.configfile), source="config")
+    except ConfigError as exc:
+        print(f"sdcrisk check-config: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"config OK: {compute_estimate(cfg)}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "assess":
         return assess_command(args)
+    if args.command == "check-config":
+        return check_config_command(args)
     return 2  # pragma: no cover (argparse requires a command)
 
 

@@ -81,14 +81,24 @@ _StrictLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _n
 
 
 def read_yaml(path: str | os.PathLike):
-    """Parse a YAML file, refusing duplicate keys (:class:`ConfigError` naming file and line)."""
+    """Parse a YAML file, refusing duplicate keys; a file that cannot be read or parsed is a
+    :class:`ConfigError` naming the file (and the line and column of a syntax error)."""
     path = Path(path)
-    loader = _StrictLoader(path.read_text())
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read the config file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: cannot read the config file (not UTF-8 text: {exc.reason} at byte {exc.start})") from None
+    loader = _StrictLoader(text)
     loader.name = str(path)
     try:
         return loader.get_single_data()
     except yaml.YAMLError as exc:
-        raise ConfigError(f"{path}: not valid YAML ({exc})") from None
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        what = ", ".join(t for t in (getattr(exc, "context", None), getattr(exc, "problem", None)) if t) or str(exc)
+        raise ConfigError(f"{path}: {where}not valid YAML ({what})") from None
     finally:
         loader.dispose()
 
@@ -194,7 +204,19 @@ def validate(cfg: dict, source: str = "config") -> dict:
             if "method" in table and table["method"] not in exp["methods"]:
                 raise ConfigError(f"{source}: {key}.tables.{tname}.method: {table['method']!r} is not swept by the experiment")
     _check_unique_targets(cfg, source)
+    compute_estimate(cfg, source)
     return cfg
+
+
+def compute_estimate(cfg: dict, source: str = "config"):
+    """The jobs, maskings and linkages of ``cfg``'s sweeps (:mod:`sdcrisk.estimate`);
+    :class:`ConfigError` over the limit (config key ``max_linkages``)."""
+    from .estimate import check_compute
+
+    try:
+        return check_compute(cfg, cell_batches(cells(cfg), cell_batch_size(cfg, source)))
+    except ValueError as exc:
+        raise ConfigError(f"{source}: {exc}") from None
 
 
 def _check_label(exp: dict, key: str, source: str) -> None:
@@ -309,6 +331,16 @@ def layer(base: dict, *layers: dict, sources: Sequence[str] = ()) -> dict:
             else:
                 out[key] = value
     return out
+
+
+def layered(reference: str | os.PathLike, configfiles: Sequence[str | os.PathLike] = (),
+            overrides: dict | None = None) -> dict:
+    """The workflow's config (the Snakefile; ``sdcrisk check-config``): the ``reference`` config
+    (config/config.yaml with the data sets of config/datasets.yaml beside it), then each of
+    ``configfiles`` (:func:`read_layer`), then ``overrides`` (Snakemake's ``--config``), by :func:`layer`."""
+    layers = [read_layer(f) for f in configfiles] + ([dict(overrides)] if overrides else [])
+    sources = [str(f) for f in configfiles] + ["--config"]
+    return layer(load(reference), *layers, sources=sources)
 
 
 def read_layer(path: str | os.PathLike) -> dict:

@@ -58,6 +58,10 @@ class DatasetSpec:
                 f"give format: one of {sorted(set(FORMATS.values()))} (or a file name ending in {sorted(FORMATS)})")
         if fmt == "rda" and not self.object:
             raise ValueError(f"config datasets.{self.name}: an R data file needs object: the name of the R object to read")
+        repeated = sorted({c for i, c in enumerate(self.columns) if c in self.columns[:i]})
+        if repeated:
+            raise ValueError(f"config datasets.{self.name}.columns: column(s) {repeated} listed twice; "
+                             "expected every attribute once")
         object.__setattr__(self, "format", fmt)
 
     @classmethod
@@ -181,15 +185,37 @@ def load_table(spec: DatasetSpec, path: str | os.PathLike) -> pd.DataFrame:
     return table.astype(np.float64)
 
 
+class WriteError(OSError):
+    """An output file cannot be written (read-only place, full disk); the message names the file
+    and the cause."""
+
+
 def atomic_write(path: str | os.PathLike, write) -> Path:
     """Call ``write(tmp)`` on a temporary path beside ``path``, then rename it to ``path``: a
-    failed or killed job leaves no partial output."""
+    failed or killed job leaves no partial output. On any failure the temporary file is removed;
+    an ``OSError`` (no permission, disk full) becomes a :class:`WriteError` naming ``path``."""
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".part" + path.suffix)  # same suffix: writers that infer the format
-    write(tmp)
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write(tmp)
+        os.replace(tmp, path)
+    except BaseException as exc:
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:  # the place is not writable: nothing was left there
+            pass
+        if isinstance(exc, OSError) and not isinstance(exc, WriteError):
+            raise write_error(exc, path) from None
+        raise
     return path
+
+
+def write_error(exc: OSError, path: str | os.PathLike) -> WriteError:
+    """``exc`` as a :class:`WriteError`: ``cannot write <path>: <cause>``."""
+    error = WriteError(f"cannot write {path}: {exc.strerror or exc}")
+    error.errno = exc.errno
+    return error
 
 
 def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:

@@ -8,6 +8,10 @@ cell with its own seed and applies the experiment's evaluation.
 Scenarios (which attributes the intruder knows) are the first ``c`` attributes in file order
 (or the first ``c`` blocks of variables), with ``c`` over the ranges below; see REPLICATION.md.
 """
+# The published rows the choices recorded in this module's docstrings were compared with
+# (docs/calibration.yaml; the check makes them calibration rows):
+# compares: [{paper: nin2007_location_rl, tables: [T1, T2, T3, T4, T5, T7, T8, T9, T10, T11], measures: [LLD_count, LLD, Score2]}]
+
 
 from __future__ import annotations
 
@@ -17,7 +21,7 @@ import numpy as np
 import pandas as pd
 
 from .config import Cell
-from .attacks import ATTACKS, matrix_attacks, register_attack  # noqa: F401  (register_attack: for plugins)
+from .attacks import ATTACKS, matrix_attacks, register_attack, run_attack  # noqa: F401  (ATTACKS, register_attack: for plugins)
 from .linkage.distance import dbrl
 from .linkage.location import lrl_mdav, lrl_microaggregation, rank_swap_intervals, rsrl, rsrl_annotated_union
 from .linkage.probabilistic import prl
@@ -31,6 +35,7 @@ from .belief import belief_from_candidate_sets, summarise
 from .measures import scores
 from .measures.information_loss import information_loss
 from .measures.interval_disclosure import interval_disclosure_by_attribute
+from .measures.units import linkage_percent
 from .measures.scenarios import (DEFAULT_RANGE, ScenarioRangeError, half, known_block_scenarios, scenario_average,
                                  scenario_range)
 
@@ -38,6 +43,7 @@ Rows = list[tuple[str, str, float]]
 
 
 def percent(result) -> float:
+    """% of the original records correctly linked (:func:`sdcrisk.measures.units.linkage_percent`)."""
     return result.percent_correct
 
 
@@ -119,7 +125,7 @@ def location_scores(x, y, cell: Cell, opts, rng) -> Rows:
     counts = {c: attack(c) for c in sorted(set(table_sizes) | set(avg_sizes))}
     rows: Rows = [("LLD_count", str(c), float(counts[c])) for c in table_sizes]
     comp = standard_components(x, y, scenario_sizes(opts, m), opts, rng)
-    comp["LLD"] = 100.0 * float(np.mean([counts[c] for c in avg_sizes])) / n
+    comp["LLD"] = linkage_percent(float(np.mean([counts[c] for c in avg_sizes])), n)
     comp["Score1"] = scores.score1(comp["IL"], comp["DLD"], comp["PLD"], comp["ID"])
     comp["Score2"] = scores.score2(comp["IL"], comp["DLD"], comp["PLD"], comp["LLD"], comp["ID"])
     return rows + [(k, "", float(v)) for k, v in comp.items()]
@@ -231,7 +237,7 @@ def attack_matrix(x, y, cell: Cell, opts, rng) -> Rows:
     v = int(dict(cell.params).get("v", 2))
     rows: Rows = []
     for name in matrix_attacks(opts):
-        res = ATTACKS[name](x, y, known, v, rng)
+        res = run_attack(name, x, y, known, v, rng)
         rows.append((name, "half", percent(res)))
         if "converged" in res.info:  # an attack fitted by EM: record whether the fit converged
             rows.append((f"{name}_unconverged", "half", float(not res.info["converged"])))

@@ -12,8 +12,9 @@ _log = None  # the log file a previous call opened (a batch job logs its cells o
 
 
 def log_stderr(path: str) -> None:
-    """Send standard error to ``path``; an uncaught exception goes there in full and to the
-    console as ``ERROR (log: path): <message>``. A second call closes the first call's file."""
+    """Send standard error to ``path``; an uncaught exception goes to the console as
+    ``ERROR (log: path): <message>`` and there in full (if the disk takes it). A second call
+    closes the first call's file."""
     global _log
     if _log is not None:
         _log.close()
@@ -21,8 +22,12 @@ def log_stderr(path: str) -> None:
     sys.stderr = log
 
     def hook(kind, value, tb):
-        traceback.print_exception(kind, value, tb, file=log)
-        log.flush()
+        # the console first: on a full disk the log cannot take the traceback
         print(f"ERROR (log: {path}): {kind.__name__}: {value}", file=sys.__stderr__, flush=True)
+        try:
+            traceback.print_exception(kind, value, tb, file=log)
+            log.flush()
+        except OSError:
+            pass
 
     sys.excepthook = hook

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from .figures import save_figure
+from .measures.units import linkage_percent
 from .replication import CALIBRATION, PAPER_NAMES, match_share, read_shapes
 
 STATUS_STYLE = {"match": ("#1b7837", "o"), "close": ("#5aae61", "s")}
@@ -27,7 +28,7 @@ def _as_percent(result: pd.DataFrame, shapes: dict) -> pd.DataFrame:
     counts = out["measure"].astype(str).str.endswith("_count")
     for col in ("published", "mean"):
         value = pd.to_numeric(out[col], errors="coerce")  # a missing regenerated value is empty
-        out[col] = np.where(counts, 100.0 * value / n, value)
+        out[col] = np.where(counts, linkage_percent(value, n), value)
     return out
 
 

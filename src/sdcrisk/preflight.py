@@ -31,7 +31,10 @@ def check(cfg: dict, raw: dict[str, str], mirror: str | None = None) -> dict:
     return ``{dataset: {"n": n, "m": m}, "cells": count}`` or raise :class:`PreflightError`."""
     shapes = {}
     for name, path in raw.items():
-        spec = DatasetSpec.from_config(name, cfg["datasets"][name])
+        try:
+            spec = DatasetSpec.from_config(name, cfg["datasets"][name])
+        except ValueError as exc:  # as config validation words it (a config that was not validated)
+            raise PreflightError(str(exc)) from None
         try:
             table = load_table(spec, path)
         except ValueError as exc:

@@ -1,8 +1,9 @@
 """Common result type and helpers of the record-linkage attacks.
 
 Convention: the masked file keeps the record order of the original, so original record ``i``
-is correctly linked when ``links[i] == i``. ``links[i] == -1`` means the attack declines to
-link record ``i`` (for example an empty candidate set).
+is correctly linked when ``links[i] == i``. ``links[i] == -1`` (:data:`NO_LINK`) means the attack
+declines to link record ``i`` (for example an empty candidate set). :func:`checked_links` holds
+an attack's result to this contract where it enters scoring.
 """
 
 from __future__ import annotations
@@ -11,7 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..measures.units import linkage_percent
 from ..validation import as_data_matrix, check_columns, check_magnitude
+
+NO_LINK = -1  #: the link of an original record the attack declines to link
 
 
 @dataclass
@@ -39,7 +43,44 @@ class LinkResult:
 
     @property
     def percent_correct(self) -> float:
-        return 100.0 * self.n_correct / self.links.size
+        """% of the original records correctly linked (``links`` has one entry per original record)."""
+        return linkage_percent(self.n_correct, self.links.size)
+
+
+def checked_links(result, attack: str, n_original: int, n_masked: int) -> LinkResult:
+    """``result`` of the attack ``attack`` if it keeps the contract of :class:`LinkResult`: one
+    integer link per original record, each a masked record index in [0, n_masked) or
+    :data:`NO_LINK`; ``candidates`` (candidate-set sizes) integers in [0, n_masked]; ``score``
+    (the criterion, distance or weight, at the chosen link) one number per record, not NaN and
+    finite where a record is linked; ``info["converged"]`` a bool. Else ``ValueError``, one
+    sentence naming the attack, what was expected and what it returned."""
+    who = f"attack {attack!r} returned"
+    if not isinstance(result, LinkResult):
+        raise ValueError(f"{who} a {type(result).__name__}; expected a sdcrisk.linkage.LinkResult")
+    links = np.asarray(result.links)
+    if links.shape != (n_original,):
+        raise ValueError(f"{who} links of shape {links.shape}; expected one link per original record, shape ({n_original},)")
+    if links.dtype.kind not in "iu":
+        raise ValueError(f"{who} links of dtype {links.dtype}; expected integers (masked record indices, {NO_LINK} for no link)")
+    bad = np.flatnonzero((links < NO_LINK) | (links >= n_masked))
+    if bad.size:
+        raise ValueError(f"{who} link {links[bad[0]]} for original record {bad[0]} ({bad.size} such); expected a masked "
+                         f"record index in [0, {n_masked}) or {NO_LINK} for no link")
+    for name, values, kind in (("candidates", result.candidates, "integers"), ("score", result.score, "real numbers")):
+        values = np.asarray(values if values is not None else np.zeros(n_original, np.int64))
+        if values.shape != (n_original,) or values.dtype.kind not in ("iu" if kind == "integers" else "iuf"):
+            raise ValueError(f"{who} {name} of shape {values.shape} and dtype {values.dtype}; expected {kind}, "
+                             f"one per original record, shape ({n_original},)")
+        bad = np.flatnonzero((values < 0) | (values > n_masked) if name == "candidates"
+                             else np.isnan(values) | (np.isinf(values) & (links != NO_LINK)))
+        if bad.size:
+            expected = (f"a size in [0, {n_masked}]" if name == "candidates"
+                        else "a number, finite where the record is linked")
+            raise ValueError(f"{who} {name} {values[bad[0]]} for original record {bad[0]} ({bad.size} such); "
+                             f"expected {expected}")
+    if not isinstance(result.info, dict) or not isinstance(result.info.get("converged", False), (bool, np.bool_)):
+        raise ValueError(f"{who} info {result.info!r}; expected a dict whose 'converged', if given, is True or False")
+    return result
 
 
 def prepare(original, masked, known=None) -> tuple[np.ndarray, np.ndarray]:

@@ -93,8 +93,21 @@ class MaskingMethod:
                 raise ValueError(f"{self.name}: a numpy.random.Generator is required (rng=...)")
             rng = np.random.default_rng(0)
         with np.errstate(over="ignore", invalid="ignore"):  # non-finite output is refused below
-            out = self.func(x, rng, **checked)
-        assert out.shape == x.shape, (self.name, out.shape, x.shape)
+            return self.checked_output(self.func(x, rng, **checked), x)
+
+    def checked_output(self, out, x: np.ndarray) -> np.ndarray:
+        """The method's output ``out`` for input ``x`` as float64, if it is numeric, of the input's
+        shape and finite; else ``ValueError``, one sentence naming the method, what was expected
+        and what it returned."""
+        expected = f"expected numbers of the input's shape {x.shape} (records x attributes)"
+        if not hasattr(out, "__array__"):
+            raise ValueError(f"masking method {self.name!r} returned a {type(out).__name__}; {expected}")
+        out = np.asarray(out)
+        if out.shape != x.shape:
+            raise ValueError(f"masking method {self.name!r} returned shape {out.shape}; {expected}")
+        if out.dtype.kind not in "iuf":
+            raise ValueError(f"masking method {self.name!r} returned values of dtype {out.dtype}; {expected}")
+        out = out.astype(np.float64, copy=False)
         bad = ~np.isfinite(out)
         if bad.any():
             j = int(np.flatnonzero(bad.any(axis=0))[0])

@@ -21,6 +21,14 @@ UNBOUNDED_PERCENT = frozenset(("IL", "IL1", "IL2", "IL3", "IL4", "IL5", "Score",
 COUNTS = frozenset(("DBRL_count", "LLD_count", "RSRL_annotated_union_count", "RSRL_annotated_union_half_count"))
 BITS = frozenset(("nonspecificity", "pignistic_entropy"))
 
+
+def linkage_percent(correct, records):
+    """Correctly linked records as a percentage of the original file's ``records``: the one place
+    a linkage percentage is computed (attacks, L-RL counts, ``sdcrisk assess``, the overview
+    figure's published counts). Never divided by the number of links an attack returned."""
+    return 100.0 * correct / records
+
+
 def out_of_range(measure: str, value: float) -> bool:
     """Whether ``value`` lies outside the range of ``measure`` (see module docstring); a measure
     of unknown unit is out of range, so a new measure must declare its unit here."""

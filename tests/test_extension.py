@@ -145,7 +145,7 @@ def test_readme_extension_example_runs_as_written(tmp_path):
     files, commands = readme_blocks()
     repo = tmp_path / "repo"
     repo.mkdir()
-    for part in ("Snakefile", "workflow", "config", "published", "docs", "notebooks"):  # a checkout without outputs
+    for part in ("Snakefile", "workflow", "config", "published", "docs", "notebooks", "research", "src"):  # a checkout without outputs
         (shutil.copytree if (ROOT / part).is_dir() else shutil.copy)(ROOT / part, repo / part)
     for name, text in files.items():
         (repo / name).write_text(text)

@@ -48,3 +48,18 @@ def census(tmp_path_factory) -> np.ndarray:
 def eia(tmp_path_factory) -> np.ndarray:
     """EIA, the 10 numeric attributes, 4092 x 10 float64."""
     return _load("eia", tmp_path_factory)
+
+
+#: modules whose tests run Snakemake, a notebook, the SLURM cluster or the committed paper-scale outputs
+SLOW_MODULES = {"test_workflow", "test_slurm", "test_cell_batch", "test_notebooks", "test_committed"}
+#: fixtures that read the reference data
+DATA_FIXTURES = {"census", "eia"}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark as ``slow`` every test that reads the reference data or runs the DAG, so that
+    ``pytest -m "not slow"`` is the fast subset of unit and property tests (README)."""
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
+        if module in SLOW_MODULES or DATA_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.slow)

@@ -51,7 +51,15 @@ def eia(tmp_path_factory) -> np.ndarray:
 
 
 #: modules whose tests run Snakemake, a notebook, the SLURM cluster or the committed paper-scale outputs
-SLOW_MODULES = {"test_workflow", "test_slurm", "test_cell_batch", "test_notebooks", "test_committed"}
+SLOW_MODULES = {"test_workflow", "test_slurm", "test_cell_batch", "test_notebooks", "test_committed",
+                "test_bench_scaling"}
+#: tests that start Snakemake, a compiling child process or the command line in subprocesses (measured
+#: at 1-70 s each with `pytest -m "not slow" --durations=70`)
+SLOW_TESTS = {"test_toy_method_and_dataset_through_the_dag", "test_readme_extension_example_runs_as_written",
+              "test_prl_same_links_on_one_thread", "test_child_compiles_what_a_real_call_uses",
+              "test_warmup_starts_only_when_needed", "test_numba_cache_goes_to_the_user_cache_directory",
+              "test_command_writes_the_report_and_prints_a_summary", "test_assess_needs_no_workflow_dependency",
+              "test_bad_input_gets_a_message_and_no_report", "test_unreadable_files_are_named"}
 #: fixtures that read the reference data
 DATA_FIXTURES = {"census", "eia"}
 
@@ -61,5 +69,6 @@ def pytest_collection_modifyitems(config, items):
     ``pytest -m "not slow"`` is the fast subset of unit and property tests (README)."""
     for item in items:
         module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
-        if module in SLOW_MODULES or DATA_FIXTURES & set(getattr(item, "fixturenames", ())):
+        if (module in SLOW_MODULES or item.originalname in SLOW_TESTS
+                or DATA_FIXTURES & set(getattr(item, "fixturenames", ()))):
             item.add_marker(pytest.mark.slow)

@@ -15,6 +15,7 @@ standardised block, blocks of v consecutive attributes, a remainder block masked
 
 Usage: python research/calibrate_il.py [--no-mdav] [--top N] [--mdav-scale z|none]
 """
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T7, T8, T10, T11], measures: [IL, ID, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Tables 1-2 (text of Sec. 3.1)"], methods: [mdav]}]
 
 from __future__ import annotations

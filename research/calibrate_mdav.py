@@ -20,6 +20,7 @@ Alternatives measured
 
 Usage: python research/calibrate_mdav.py [--pld] [--datasets census eia] [--mask z raw drop]
 """
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T9, T10, T11]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD, PLD, ProLD_PCP]}, {paper: nin2008_multivariate_ma, tables: ["Tables 1-2 (text of Sec. 3.1)"], methods: [mdav]}]
 
 from __future__ import annotations

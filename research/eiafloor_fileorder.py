@@ -1,6 +1,7 @@
 """Probe of the EIA L-RL floor (Nin, Herranz & Torra (2007) T2/T4): rank swapping whose positions are visited in
 FILE order (record-level process), partner uniform among still-unswapped in window (fwd [r, r+P]
 inclusive, or two-sided), per attribute. Usage: python research/eiafloor_fileorder.py ds p,p fwd|two"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [IL, LLD, DLD, ID, Score1, Score2]}]
 import argparse
 

@@ -1,6 +1,7 @@
 """Probe of the EIA L-RL floor (Nin, Herranz & Torra (2007) T2): does another attribute order of EIA explain it?
 k=1 count per attribute as the first, and full profiles for a few orders (inclusive rule,
 1 masking). Usage: python research/eiafloor_order.py p,p"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T2]}, {paper: nin2007_location_rl, tables: [T4], measures: [LLD, Score2]}]
 import argparse
 

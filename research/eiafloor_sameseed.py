@@ -1,6 +1,7 @@
 """Probe of the EIA L-RL floor (Nin, Herranz & Torra (2007) T2/T4): the same random stream for every attribute
 (generator re-seeded per column), so the partner permutation in rank space is identical across
 attributes. Usage: python research/eiafloor_sameseed.py ds p,p"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [IL, LLD, DLD, ID, Score1, Score2]}]
 import argparse
 

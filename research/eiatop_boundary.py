@@ -4,6 +4,7 @@
  c  loop stops once fewer than P positions are still unswapped (the rest keep their values)
 Prints where the kept values sit (rank band), then the L-RL counts at p = 2, 10, 20 against T2.
 Usage: python research/eiatop_boundary.py"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T2]}, {paper: nin2007_location_rl, tables: [T4], measures: [LLD, Score2]}]
 import argparse
 

@@ -4,6 +4,7 @@ zero / negative) among the first k attributes; records whose first-k vector is u
 whose L-RL candidate set on the UNMASKED file (y = x) is the record alone at p = 10 / 20; and, for
 the baseline masking (inclusive, p = 20, 2 seeds), how many correct links fall in the 'any zero' set.
 Usage: python research/eiatop_dataset.py"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T2]}, {paper: nin2007_location_rl, tables: [T4], measures: [LLD, Score2]}]
 import argparse
 

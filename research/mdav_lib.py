@@ -27,6 +27,7 @@ is always the k nearest still-unclustered records).
 :func:`run` evaluates a masking function on the Census/EIA MDAV cells of T10/T11 (IL, DLD over
 the first j attributes, j = 2..m, ID) against the published values, which are only compared against.
 """
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T9, T10, T11]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD, PLD]}, {paper: nin2008_multivariate_ma, tables: ["Tables 1-2 (text of Sec. 3.1)"], methods: [mdav]}]
 
 from __future__ import annotations

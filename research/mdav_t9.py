@@ -9,6 +9,7 @@ centroid to the original record's block values; metric ``cm`` = "z" (original me
   unique     only singleton intersections (the intruder "can be sure"), counted when correct
 Usage: python research/mdav_t9.py --sc raw z --cm z raw --rule inter inter_fb annot unique [--ds census eia]
 """
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T9]}, {paper: nin2007_location_rl, tables: [T10, T11], measures: [LLD, Score2]}]
 from __future__ import annotations
 

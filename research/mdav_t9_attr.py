@@ -14,6 +14,7 @@ attributes when the intersection is empty; ``_au`` variants take the annotated u
 counts only records whose annotated union is the true record alone.
 Usage: python research/mdav_t9_attr.py [--ds census eia] [--rule near group near_fb group_fb near_au group_au near_auu] [--sc raw z]
 """
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T9]}, {paper: nin2007_location_rl, tables: [T10, T11], measures: [LLD, Score2]}]
 from __future__ import annotations
 

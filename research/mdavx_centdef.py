@@ -1,6 +1,7 @@
 """Centroid definition used to pick xr (the farthest record): mean (textbook), coordinate-wise
 median, midrange; aggregation stays the mean. File and alphabetical order.
 Usage: python research/mdavx_centdef.py"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, DLD, ID, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
 import argparse
 

@@ -1,6 +1,7 @@
 """Hypotheses batch 1 for Nin, Herranz & Torra (2007) T10 MDAV (Census): metrics, greedy growth, end game spread,
 rounding, whole-record partition, the partition of the neighbouring block, column orders.
 Usage: python research/mdavx_h1.py [names...]  (default: all)"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, DLD, ID, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
 import argparse
 

@@ -1,6 +1,7 @@
 """Hypotheses batch 2 for Nin, Herranz & Torra (2007) T10 MDAV (alphabetical Census order unless 'file' given):
 Mahalanobis distance per block; fixed global centroid (not recomputed); distance on one
 attribute of the block only. Usage: python research/mdavx_h2.py [name|file] [--cells]"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, DLD, ID, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
 import argparse
 

@@ -1,6 +1,7 @@
 """Per-column IL1 contributions (x20 so they sum to the IL1 part of IL) for raw MDAV on the Census
 cells v = 2, k = 5; v = 3, k = 5; v = 2, k = 15 (Nin, Herranz & Torra (2007) T10).
 Usage: python research/mdavx_il1cols.py"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, Score1, Score2]}]
 import argparse
 

@@ -4,6 +4,7 @@ for large attributes, making near-ties arbitrary); ``int32``: Census values are 
 distances accumulated in 32-bit ints wrap around for large attributes (AFNLWGT ~3e5 -> squares
 ~1e11), centroids truncated to int; controls ``float64`` and ``int64`` (no overflow).
 Usage: python research/mdavx_numeric.py [--cells]"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, DLD, ID, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
 import argparse
 

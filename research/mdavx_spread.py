@@ -1,6 +1,7 @@
 """Spread of Census IL/DLD per cell (Nin, Herranz & Torra (2007) T10) over near-equivalent MDAV versions
 (textbook, xs_cent, argus, single, fixed centroid, median/midrange centroid, Manhattan, greedy)
 in file and alphabetical order. Usage: python research/mdavx_spread.py"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, DLD, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
 import argparse
 

@@ -11,6 +11,7 @@ the file* (``redraw:``) instead of clipping; for the three partner readings.
 Prints DBRL / RBRL-Sum / RBRL-Max (% correct, all attributes) per p and the MAD against Table 3.
 Usage: python research/pdist_bounds.py [--reps 10] [--variants clip:distance redraw:direct ...]
 """
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: muralidhar2016_rank_rl, tables: [T3]}]
 from __future__ import annotations
 

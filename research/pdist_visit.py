@@ -4,6 +4,7 @@ target i + m, m ~ N(P/2, P/2) rounded (sign ``normal``: downward when m < 0; ``r
 fair random sign), partner = nearest still-unswapped position at or beyond the target in that
 direction, a draw without partner repeated (up to 1000). Prints DBRL / RBRL-Sum / RBRL-Max
 against Table 3 (``rankswap_lib.table3_line``). Usage: python research/pdist_visit.py [reps]"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: muralidhar2016_rank_rl, tables: [T3]}]
 from __future__ import annotations
 

@@ -12,6 +12,7 @@ cells and MAD / max absolute deviation from the published PLD. The options repro
 variants rejected in REPLICATION.md: ties in index order, a per-record best match (``argmax``),
 a dense ``linear_sum_assignment`` on the full weight matrix (``dense``), agreement-only weights.
 """
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T3, T4, T7, T8, T10, T11], measures: [PLD, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [PLD]}, {paper: nin2008_multivariate_ma, tables: ["Tables 1-2 (text of Sec. 3.1)"], methods: [mdav]}]
 from __future__ import annotations
 

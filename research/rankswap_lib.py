@@ -14,6 +14,7 @@ Partner rules of :func:`partners` (positions in sorted order, P the maximum rank
                               two-sided, next P unswapped), the position itself a candidate or not,
                               uniform among unswapped (y) or one draw given up if taken (d)
 """
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T1, T2, T3, T4]}, {paper: muralidhar2016_rank_rl, tables: [T3]}]
 
 from __future__ import annotations

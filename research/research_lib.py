@@ -4,6 +4,7 @@ Published values are only compared against, never fed into a computation. The da
 from the directory $SDCRISK_DATA_MIRROR names, or downloaded from the pinned URL of
 ``config/datasets.yaml``; sha256-verified either way (as ``benchmarks/common.py`` does).
 """
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: []
 
 from __future__ import annotations

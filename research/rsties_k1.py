@@ -2,6 +2,7 @@
 maskings of correct links (lowest index; ties counted correct), of the tie-correct records with a
 zero, with a tied nonzero value, with a unique value, and of values kept in place (first attribute).
 Usage: python research/rsties_k1.py census|eia rule [stable|random|desc]"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [LLD, Score2]}]
 import argparse
 

@@ -1,6 +1,7 @@
 """Rank swapping (inclusive rule) with a fixed maximum rank distance P instead of p: L-RL counts for
 k = 1..m known attributes and DLD / ID / IL (Nin, Herranz & Torra (2007) T1-T4 shape at large p).
 Usage: python research/rsties_scanP.py census|eia P,P,..."""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [IL, LLD, DLD, ID, Score1, Score2]}]
 import argparse
 

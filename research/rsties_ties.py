@@ -1,6 +1,7 @@
 """Ties in the L-RL and DBRL of rank swapping (Nin, Herranz & Torra (2007) T1-T4): correct links counted with the
 lowest-index minimum, with ties counted correct, and the expectation of a random tie break, for
 k = 1..m known attributes; DLD likewise. Usage: python research/rsties_ties.py census|eia rule p,p,... [stable|random|desc]"""
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [LLD, DLD, Score1, Score2]}]
 import argparse
 

@@ -1,3 +1,4 @@
+# The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
 # compares: [{paper: nin2007_location_rl, tables: [T1, T2, T3, T4, T9, T10, T11]}]
 """Peer evidence (issue 26): score sdcMicro's own maskings with this project's attacks.
 

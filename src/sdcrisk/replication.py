@@ -285,14 +285,19 @@ _WHERE_KEYS = {"paper": "paper", "tables": "table", "datasets": "dataset", "meth
                "measures": "measure"}
 
 
-def _read_yaml_list(path, key: str) -> list:
+def _read_yaml(path) -> object:
+    """The parsed YAML file ``path``; ValueError naming it when it cannot be read or parsed."""
     import yaml
 
-    path = Path(path)
     try:
-        doc = yaml.safe_load(path.read_text())
+        return yaml.safe_load(Path(path).read_text())
     except (OSError, yaml.YAMLError) as exc:
         raise ValueError(f"{path}: cannot read ({exc})") from exc
+
+
+def _read_yaml_list(path, key: str, doc=None) -> list:
+    """The non-empty list under ``key`` of the YAML file ``path`` (or of its parsed ``doc``)."""
+    doc = _read_yaml(path) if doc is None else doc
     items = doc.get(key) if isinstance(doc, dict) else None
     if not isinstance(items, list) or not items:
         raise ValueError(f"{path}: expected a non-empty list under {key!r}")
@@ -361,11 +366,10 @@ def load_calibration(path, root=None) -> list[dict]:
     is derived from its files' :func:`declared_criteria`; the diagnostics become one more entry
     (id ``diagnostics``), since the rows they looked at are not held-out either. Raises
     ValueError naming the file and the bad entry."""
-    import yaml
-
     root = Path(root) if root is not None else Path(path).resolve().parents[1]
+    doc = _read_yaml(path)
     out = []
-    for i, c in enumerate(_read_yaml_list(path, "choices")):
+    for i, c in enumerate(_read_yaml_list(path, "choices", doc)):
         if not isinstance(c, dict) or not all(isinstance(c.get(k), str) for k in ("id", "choice", "section")) \
                 or not isinstance(c.get("evidence"), list):
             raise ValueError(f"{path}: choices[{i}] needs id, choice, section (text) and evidence "
@@ -373,7 +377,7 @@ def load_calibration(path, root=None) -> list[dict]:
         if any(o["id"] == c["id"] for o in out):
             raise ValueError(f"{path}: choices[{i}]: id {c['id']!r} used twice")
         out.append(c)
-    diagnostics = (yaml.safe_load(Path(path).read_text()) or {}).get(DIAGNOSTICS, [])
+    diagnostics = doc.get(DIAGNOSTICS, [])
     if not isinstance(diagnostics, list):
         raise ValueError(f"{path}: {DIAGNOSTICS} must be a list of files")
     out.append({"id": DIAGNOSTICS, "choice": "none: compared with published values to explain differences",
@@ -523,23 +527,23 @@ def match_or_close(result: pd.DataFrame) -> dict:
     return out
 
 
-def _counts(part: pd.DataFrame) -> dict:
-    return {**{s: int((part.status == s).sum()) for s in STATUSES},
-            **match_share(pd.Series(True, index=part.index), part.status)}
+def _by_split(part: pd.DataFrame) -> dict:
+    """Rows per status and the match-or-close share of ``part``, for all, calibration and held-out rows."""
+    def counts(rows):
+        return {**{s: int((rows.status == s).sum()) for s in STATUSES},
+                **match_share(pd.Series(True, index=rows.index), rows.status)}
+    return {"all": counts(part), CALIBRATION: counts(part[part.split == CALIBRATION]),
+            HELD_OUT: counts(part[part.split == HELD_OUT])}
 
 
 def by_paper(result: pd.DataFrame) -> dict:
     """Per paper and split (all, calibration, held-out): rows per status and the match-or-close share."""
-    return {paper: {"all": _counts(g), CALIBRATION: _counts(g[g.split == CALIBRATION]),
-                    HELD_OUT: _counts(g[g.split == HELD_OUT])}
-            for paper, g in result.groupby("paper", sort=True)}
+    return {paper: _by_split(g) for paper, g in result.groupby("paper", sort=True)}
 
 
 def by_paper_table(result: pd.DataFrame) -> dict:
     """``{"paper|table": {all, calibration, held-out}}`` as :func:`by_paper`, per table."""
-    return {f"{pa}|{ta}": {"all": _counts(g), CALIBRATION: _counts(g[g.split == CALIBRATION]),
-                           HELD_OUT: _counts(g[g.split == HELD_OUT])}
-            for (pa, ta), g in result.groupby(["paper", "table"], sort=False)}
+    return {f"{pa}|{ta}": _by_split(g) for (pa, ta), g in result.groupby(["paper", "table"], sort=False)}
 
 
 PAPER_NAMES = {

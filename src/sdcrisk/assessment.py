@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import time
 import warnings
+from dataclasses import dataclass, field
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -34,17 +35,23 @@ import numpy as np
 import pandas as pd
 
 from .attacks import ATTACKS, KNOWN_ATTRIBUTE_ATTACKS, run_attack
+from .categorical import block_codes, block_summary, blocked, codes, mixed_matrix, split_columns
 from .data import read_table
 from .kernels import warm_in_background
 from .linkage.probabilistic import ConvergenceWarning, prl
-from .measures.information_loss import il_components
+from .linkage.base import checked_links
+from .linkage.distance import dbrl
+from .linkage.global_distance import gdbrl
+from .measures.information_loss import il1s, il_components
 from .measures.interval_disclosure import interval_disclosure_by_attribute
 from .measures.scenarios import ScenarioRangeError, scenario_range
+from .measures.uncertainty import wilson_interval
 from .measures.units import linkage_percent
 from .resources import MemoryLimitError
 from .validation import check_magnitude
 
-COLUMNS = ["measure", "kind", "scenario", "known", "n_known", "n", "linked", "percent", "seconds", "note"]
+COLUMNS = ["measure", "kind", "scenario", "known", "n_known", "n", "linked", "percent", "low", "high", "baseline",
+           "draws_low", "draws_high", "seconds", "note"]
 RISK, LOSS = "disclosure risk", "information loss"
 ATTACK_NAMES = {"DBRL": "DBRL", "RBRL-SUM": "RBRL-Sum", "RBRL-MAX": "RBRL-Max", "PRL": "PRL",
                 "RS-RL": "RS-RL(p<=20%)", "RS-RL(P<=20%)": "RS-RL(p<=20%)", "L-RL": "L-RL(MA)",
@@ -72,13 +79,71 @@ def read_file(path: str | Path) -> pd.DataFrame:
     if path.stat().st_size == 0:
         raise AssessError(f"{path}: the file is empty; expected a header row and at least 2 records")
     try:
+        header = _header(path, kind)
         table = pd.read_csv(path) if kind == "csv" else read_table(path)
     except Exception as exc:  # parser, decoding, permission, corrupt parquet: one message
         raise AssessError(f"{path}: cannot be read as {kind} ({type(exc).__name__}: {exc})") from None
+    seen: set[str] = set()
+    for name in header:  # pandas would rename a repeated 'a' to 'a.1' without a word
+        if name in seen:
+            raise AssessError(f"{path}: column {name!r} appears {header.count(name)} times in the header; "
+                              "every column needs its own name")
+        seen.add(name)
     if table.shape[0] == 0:
         raise AssessError(f"{path}: has a header but no records; expected at least 2 records")
     table.columns = [str(c) for c in table.columns]
     return table
+
+
+def _header(path: Path, kind: str) -> list[str]:
+    """The column names as the file has them (before pandas makes repeated names unique)."""
+    if kind == "csv":
+        first = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+        return [str(v) for v in first.iloc[0]] if len(first) else []
+    import pyarrow.parquet as pq
+
+    return [str(v) for v in pq.read_schema(str(path)).names]
+
+
+def identifier_columns(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = None) -> list[str]:
+    """The columns (other than ``id``) unique per record in ``original`` and identical in every
+    paired record of ``masked``: an identifier the user did not name with ``id``.
+
+    Records are paired by the ``id`` column when given, else by row order (``masked`` already in
+    the original's record order). Such a column links every record by itself, so attacking with
+    it measures nothing but the identifier; its values must be present (a missing value is not
+    unique) and equal with their type's equality (1 and 1.0 are equal, 1 and "1" are not). A
+    real attribute released unmasked with distinct values in every record (a continuous income,
+    say) qualifies as well: the caller's warning should say that such a column alone discloses
+    every record. Returns ``[]`` when the records cannot be paired (different counts, a missing
+    or repeated id): :func:`pair_files` reports those."""
+    if not isinstance(original, pd.DataFrame) or not isinstance(masked, pd.DataFrame):
+        return []
+    if len(original) != len(masked) or len(original) < 2:
+        return []
+    if id is not None:
+        if id not in original.columns or id not in masked.columns:
+            return []
+        ids_o, ids_m = original[id], masked[id]
+        if ids_o.isna().any() or not ids_o.is_unique or not ids_m.is_unique or not ids_o.isin(set(ids_m)).all():
+            return []
+        masked = masked.set_index(id).loc[ids_o.to_numpy()].reset_index()
+    out = []
+    for c in original.columns:
+        if c == id or c not in masked.columns:
+            continue
+        o, m = original[c], masked[c]
+        if isinstance(o, pd.DataFrame) or isinstance(m, pd.DataFrame):  # a repeated column name
+            continue
+        if o.isna().any() or not o.is_unique:
+            continue
+        try:
+            same = bool(np.all(o.to_numpy() == m.to_numpy()))
+        except (TypeError, ValueError):
+            same = False
+        if same:
+            out.append(c)
+    return out
 
 
 def _numeric(table: pd.DataFrame, name: str, columns: Sequence[str], *, allow_constant: bool) -> np.ndarray:
@@ -127,11 +192,41 @@ def _ids(table: pd.DataFrame, name: str, id: str) -> pd.Series:
     return ids
 
 
+@dataclass
+class Pair:
+    """Two checked files, the masked records in the original's order: numeric attributes ``x``,
+    ``y``; categorical ones as common integer codes ``cx``, ``cy`` (:mod:`sdcrisk.categorical`);
+    ``columns`` every attribute in file order, ``numeric`` / ``categorical`` / ``keys`` (the
+    categorical attributes no paired record changes) their names; ``pairing`` how records were
+    paired; ``excluded`` identifier columns left out, with the warning."""
+
+    x: np.ndarray
+    y: np.ndarray
+    cx: np.ndarray
+    cy: np.ndarray
+    columns: list[str]
+    numeric: list[str]
+    categorical: list[str]
+    keys: list[str]
+    pairing: str
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return self.x.shape[0]
+
+    def ncat(self, names: Sequence[str]) -> list[int]:
+        """Number of codes of each categorical attribute ``names``."""
+        return [int(max(self.cx[:, j].max(), self.cy[:, j].max())) + 1
+                for j in (self.categorical.index(c) for c in names)]
+
+
 def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = None,
-               names: tuple[str, str] = ("original", "masked")) -> tuple[np.ndarray, np.ndarray, list[str], str]:
-    """Check both tables and return ``(x, y, columns, pairing)``: the attribute values of the
-    original, the masked values in the original's record order, the attribute names, and how
-    records were paired ("id column 'c'" or "row order")."""
+               names: tuple[str, str] = ("original", "masked"), categorical: Sequence[str] | None = None) -> Pair:
+    """Check both tables and pair their records (:class:`Pair`): by the ``id`` column, else by row
+    order. ``categorical`` names integer-coded categorical attributes (non-numeric columns are
+    categorical anyway). A column unique per record and equal in both files (an identifier that is
+    not the ``id``) is left out with a warning."""
     no, nm = names
     for t, name in ((original, no), (masked, nm)):
         if not isinstance(t, pd.DataFrame):
@@ -147,6 +242,9 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
         only_m = [c for c in other if c not in cols]
         raise AssessError(f"{no} and {nm} have different columns: only in {no}: {only_o or 'none'}; "
                           f"only in {nm}: {only_m or 'none'}")
+    unknown = [c for c in (categorical or []) if c not in cols]
+    if unknown:
+        raise AssessError(f"categorical: {unknown} not among the attribute columns {cols}")
     if not cols:
         raise AssessError(f"{no}: no attribute columns besides the id")
     if len(original) < 2:
@@ -164,9 +262,25 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
     else:
         pairing = "row order (no id column given: record i of the masked file is taken as the masked " \
                   "version of record i of the original)"
-    x = _numeric(original, no, cols, allow_constant=False)
-    y = _numeric(masked, nm, cols, allow_constant=True)
-    return x, y, cols, pairing
+    masked = masked.reset_index(drop=True)
+    original = original.reset_index(drop=True)
+    warned = []
+    for c in identifier_columns(original[cols], masked[cols], None):
+        cols.remove(c)
+        warned.append(f"column {c!r} is unique per record and identical in both files (an identifier): left out "
+                      "of the attacks; name it with --id to pair records by it")
+    if not cols:
+        raise AssessError(f"{no}: no attribute columns besides identifiers")
+    cats = split_columns(original, cols, categorical)
+    nums = [c for c in cols if c not in cats]
+    x = _numeric(original, no, nums, allow_constant=False)
+    y = _numeric(masked, nm, nums, allow_constant=True)
+    cx = np.zeros((len(original), len(cats)), dtype=np.int64)
+    cy = np.zeros_like(cx)
+    for j, c in enumerate(cats):
+        cx[:, j], cy[:, j] = codes(original[c], masked[c])
+    keys = [c for j, c in enumerate(cats) if np.array_equal(cx[:, j], cy[:, j])]
+    return Pair(x, y, cx, cy, cols, nums, cats, keys, pairing, warned)
 
 
 # ----------------------------------------------------------------------------- scenarios and attacks
@@ -209,11 +323,11 @@ def attack_names(attacks: Sequence[str] | None) -> list[str]:
     return out
 
 
-def _pairs_closer_than_chance(x: np.ndarray, y: np.ndarray, perm: np.ndarray) -> bool:
-    """Whether paired records are closer (standardised squared distance, mean over records)
-    than the records of a random pairing ``perm``: a check that row order does pair them."""
-    sd = x.std(axis=0)
-    xs, ys = x / sd, y / sd
+def _pairs_closer_than_chance(pair: Pair, perm: np.ndarray) -> bool:
+    """Whether paired records are closer (mixed squared distance, mean over records) than the
+    records of a random pairing ``perm``: a check that row order does pair them."""
+    xs = mixed_matrix(pair.x, pair.cx, pair.ncat(pair.categorical))
+    ys = mixed_matrix(pair.y, pair.cy, pair.ncat(pair.categorical))
     paired = np.mean(((xs - ys) ** 2).sum(axis=1))
     shuffled = np.mean(((xs - ys[perm]) ** 2).sum(axis=1))
     return paired < 0.9 * shuffled
@@ -224,33 +338,122 @@ def _scenario_label(cols: list[int], columns: list[str]) -> str:
         else "given"
 
 
-def _attack_row(name, x, y, perm, cols, seed, prl_candidates=None) -> tuple[float, float, str, float]:
-    """(linked, percent, note, seconds) of one attack; the masked file is seen in order ``perm``."""
+def _mixed_distance_attack(name: str, rng: np.random.Generator):
+    """DBRL or GDBRL on coordinates already under the mixed distance (:mod:`sdcrisk.categorical`):
+    no further standardisation, so a block is measured with the whole file's scale."""
+    if name == "DBRL":
+        return lambda xb, yb, tb: checked_links(dbrl(xb, yb, standardise="none", truth=tb), name, *_sizes(xb, yb))
+    return lambda xb, yb, tb: checked_links(gdbrl(xb, yb, standardise="none", rng=rng, truth=tb), name,
+                                            *_sizes(xb, yb))
+
+
+def _sizes(xb, yb):
+    return xb.shape[0], yb.shape[0]
+
+
+MIXED_DISTANCE = ("DBRL", "GDBRL")  # attacks that compare changed categorical attributes by the mixed distance
+
+
+def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None) -> dict:
+    """One attack on the scenario ``cols`` (indices of ``pair.columns``); the masked file is seen in
+    order ``perm``. Returns the row's ``linked`` (expected correct links, ties broken uniformly at
+    random), ``percent``, ``low``/``high`` (95 % interval), ``baseline`` (random guess),
+    ``draws_low``/``draws_high`` (GDBRL's tie draws), ``note`` and ``seconds``."""
     rng = np.random.Generator(np.random.PCG64(seed))
+    known = [pair.columns[c] for c in cols]
+    kn = [pair.numeric.index(c) for c in known if c in pair.numeric]
+    keys = [c for c in known if c in pair.keys]
+    changed = [c for c in known if c in pair.categorical and c not in pair.keys]
+    n = pair.n
+    truth = np.empty(n, dtype=np.int64)
+    truth[perm] = np.arange(n)
+    bx = block_codes(pair.cx[:, [pair.categorical.index(c) for c in keys]])
+    by = bx[perm]
+    blocks = block_summary(bx)
+    row = {"linked": math.nan, "percent": math.nan, "low": math.nan, "high": math.nan,
+           "baseline": blocks["random_guess"], "draws_low": math.nan, "draws_high": math.nan, "note": ""}
+    notes = []
+    jc = [pair.categorical.index(c) for c in changed]
     t0 = time.perf_counter()
     try:
-        if name == "PRL" and prl_candidates is not None:
-            res = prl(x, y[perm], known=np.asarray(cols), rng=rng, max_candidates=prl_candidates)
+        if name in MIXED_DISTANCE and (keys or changed):
+            ncat = pair.ncat(changed)
+            xm = mixed_matrix(pair.x[:, kn], pair.cx[:, jc], ncat)
+            ym = mixed_matrix(pair.y[:, kn], pair.cy[:, jc], ncat)[perm]
+            attack = _mixed_distance_attack(name, rng)
+            if changed:
+                notes.append(f"mixed distance on {len(changed)} changed categorical attribute(s)")
+        elif name == "PRL-graded" and (keys or changed):
+            from .linkage.graded import prl_graded
+
+            xm = np.hstack([pair.x[:, kn], pair.cx[:, jc]])
+            ym = np.hstack([pair.y[:, kn], pair.cy[:, jc]])[perm]
+            mask = np.r_[np.zeros(len(kn), bool), np.ones(len(jc), bool)]
+            res = checked_links(prl_graded(xm, ym, categorical=mask, blocks=(bx, by) if keys else None, rng=rng),
+                                name, n, n)
+            credit = (res.links == truth).astype(np.float64)
+            return _finish(row, name, res.info, credit, None, 0, n, notes, prl_candidates, t0)
         else:
-            res = run_attack(name, x, y[perm], np.asarray(cols), 2, rng)
+            if not kn:
+                row["note"] = "not run: no numeric known attribute (the attack compares ordered values only)"
+                row["seconds"] = time.perf_counter() - t0
+                return row
+            if changed:
+                notes.append(f"compares ordered values only: leaves out the changed categorical attribute(s) "
+                             f"{', '.join(changed)}")
+            xm, ym = pair.x[:, kn], pair.y[perm][:, kn]
+
+            def attack(xb, yb, tb):
+                if name == "PRL" and prl_candidates is not None:
+                    return checked_links(prl(xb, yb, rng=rng, max_candidates=prl_candidates), name, *_sizes(xb, yb))
+                return run_attack(name, xb, yb, np.arange(xb.shape[1]), 2, rng, truth=tb)
+        if keys:
+            out = blocked(attack, xm, ym, truth, bx, by)
+            info = out.info[0] if out.info else {}
+            info = {**info, "converged": all(i.get("converged", True) for i in out.info),
+                    "iterations": max((i.get("iterations", 0) for i in out.info), default=0)}
+            notes.insert(0, f"within {blocks['blocks']} blocks of equal {', '.join(keys)}")
+            return _finish(row, name, info, out.credit, out.draws, out.guessed, n, notes, prl_candidates, t0)
+        res = attack(xm, ym, truth)
+        credit = res.credit if res.credit is not None else (res.links == truth).astype(np.float64)
+        draws = res.info.get("draws")
+        return _finish(row, name, res.info, credit, draws, 0, n, notes, prl_candidates, t0)
     except MemoryLimitError as exc:
         hint = " (sdcrisk assess: --prl-candidates K)" if name == "PRL" else ""
-        return math.nan, math.nan, f"not run: {exc}{hint}", time.perf_counter() - t0
+        row["note"] = f"not run: {exc}{hint}"
+        row["seconds"] = time.perf_counter() - t0
+        return row
+
+
+def _finish(row, name, info, credit, draws, guessed, n, notes, prl_candidates, t0) -> dict:
     seconds = time.perf_counter() - t0
-    links = res.links
-    linked = int(np.sum((links >= 0) & (perm[np.maximum(links, 0)] == np.arange(links.size))))
-    notes = []
-    if res.info.get("converged") is False:
-        notes.append(f"EM did not converge in {res.info['iterations']} iterations; the weights may be unreliable")
-    if res.info.get("solver") == "sparse":
-        notes.append(f"sparse assignment on {res.info['candidates']} nearest candidates")
-    if res.info.get("truncated"):
+    linked = float(np.sum(credit))
+    row["linked"], row["percent"] = linked, linkage_percent(linked, n)
+    row["low"], row["high"] = wilson_interval(linked, n)
+    if draws is not None and len(draws):
+        row["draws_low"], row["draws_high"] = (linkage_percent(float(np.min(draws)), n),
+                                               linkage_percent(float(np.max(draws)), n))
+        notes.append(f"mean of {len(draws)} tie draws")
+    tied = info.get("tied_records")
+    if tied:
+        notes.append(f"{tied} record(s) tie: counted 1/t each among t equally close")
+    if info.get("converged") is False:
+        notes.append(f"EM did not converge in {info.get('iterations')} iterations; the weights may be unreliable")
+    if info.get("lower_bound"):
+        notes.append("approximate assignment: a lower bound (docs/assess.md, Ties)")
+    elif info.get("solver") == "sparse":
+        notes.append(f"sparse assignment on {info['candidates']} nearest candidates")
+    if info.get("truncated"):
         notes.append(f"assignment on each record's {prl_candidates} best candidates "
-                     f"({res.info['truncated']} record(s) had more)")
-    return linked, linkage_percent(linked, x.shape[0]), "; ".join(notes), seconds
+                     f"({info['truncated']} record(s) had more)")
+    if guessed:
+        notes.append(f"{guessed} block(s) linked by random guess (the attack is undefined on them)")
+    row["note"] = "; ".join(notes)
+    row["seconds"] = seconds
+    return row
 
 
-def _run_attacks(tasks, x, y, perm, seed, say, prl_candidates=None):
+def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None):
     """Results of the attacks ``tasks`` ([(name, cols)]), in order. Up to :data:`CONCURRENT_MAX`
     records two run at a time (threads: the kernels, scipy's assignment solver and numba's
     compiler release the GIL for much of their time, so on a 2-core machine a slow attack overlaps
@@ -264,9 +467,9 @@ def _run_attacks(tasks, x, y, perm, seed, say, prl_candidates=None):
     def one(k):
         name, cols = tasks[k]
         warmup.wait(name)
-        out = _attack_row(name, x, y, perm, cols, seed, prl_candidates)
+        out = _attack_row(name, pair, perm, cols, seed, prl_candidates)
         done.append(k)
-        say(f"[{len(done)}/{steps}] {name}, {len(cols)} known attribute(s): {out[3]:.1f} s")
+        say(f"[{len(done)}/{steps}] {name}, {len(cols)} known attribute(s): {out['seconds']:.1f} s")
         return out
 
     with warnings.catch_warnings():  # a non-converged EM is reported in the note instead
@@ -274,7 +477,7 @@ def _run_attacks(tasks, x, y, perm, seed, say, prl_candidates=None):
         # GDBRL first: its exact assignment runs seconds in scipy's solver without the GIL, beside
         # the others; PRL last, when its kernels are compiled
         order = sorted(range(steps), key=lambda k: START_ORDER.get(tasks[k][0], 1))
-        if x.shape[0] > CONCURRENT_MAX or steps < 2:
+        if pair.n > CONCURRENT_MAX or steps < 2:
             results = {k: one(k) for k in order}
             return [results[k] for k in range(steps)]
         with ThreadPoolExecutor(2) as pool:
@@ -285,19 +488,26 @@ def _run_attacks(tasks, x, y, perm, seed, say, prl_candidates=None):
 def assess(original, masked, *, id: str | None = None, known: Sequence[str] | None = None,
            scenarios: str | None = None, attacks: Sequence[str] | None = None, information_loss: bool = True,
            seed: int = 0, progress: Callable[[str], None] | None = None,
-           names: tuple[str, str] = ("original", "masked"), prl_candidates: int | None = None) -> pd.DataFrame:
+           names: tuple[str, str] = ("original", "masked"), prl_candidates: int | None = None,
+           categorical: Sequence[str] | None = None) -> pd.DataFrame:
     """Disclosure risk of every attack and the information loss of ``masked`` against ``original``.
 
     ``original`` and ``masked`` are pandas DataFrames with the same attribute columns (plus the
-    ``id`` column when given), or paths of CSV / parquet files. Returns one row per measure and
-    scenario with :data:`COLUMNS`: ``measure`` (attack, ``ID``, ``IL`` or ``IL1``..``IL5``),
-    ``kind`` ("disclosure risk" / "information loss"), ``scenario`` and ``known`` (the known
-    attributes, comma-separated), ``n_known``, ``n`` records, ``linked`` (correct links),
-    ``percent`` (units in the module docstring), ``seconds`` (wall time; two attacks share the
-    machine on files up to :data:`CONCURRENT_MAX` records) and ``note`` (e.g. an EM that did not
-    converge). ``attrs["pairing"]`` says how records were paired. ``prl_candidates=K`` gives PRL's
-    assignment only each record's K best candidates (:func:`sdcrisk.linkage.prl`'s
-    ``max_candidates``), for files whose full candidate graph exceeds the memory limit.
+    ``id`` column when given), or paths of CSV / parquet files. ``categorical`` names integer-coded
+    categorical attributes (text columns are categorical anyway; :mod:`sdcrisk.categorical`): the
+    ones the masking left unchanged are the intruder's blocking keys.
+
+    Returns one row per measure and scenario with :data:`COLUMNS`: ``measure`` (attack, ``ID``,
+    ``IL``, ``IL1``..``IL5``, ``IL1s``, ``IL-s``), ``kind`` ("disclosure risk" / "information
+    loss"), ``scenario`` and ``known`` (the known attributes, comma-separated), ``n_known``, ``n``
+    records, ``linked`` (expected correct links, ties broken uniformly at random), ``percent``
+    (units in the module docstring), ``low``/``high`` (95 % Wilson interval), ``baseline`` (the
+    random-guess rate), ``draws_low``/``draws_high`` (GDBRL: range over its tie draws),
+    ``seconds`` (wall time; two attacks share the machine on files up to
+    :data:`CONCURRENT_MAX` records) and ``note``. ``attrs`` holds ``pairing``, ``warnings``,
+    ``files`` and ``blocking`` (keys, blocks, share of records unique on the keys).
+    ``prl_candidates=K`` gives PRL's assignment only each record's K best candidates, for files
+    whose full candidate graph exceeds the memory limit.
     """
     say = progress or (lambda message: None)
     if isinstance(original, (str, Path)):
@@ -309,14 +519,18 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     if prl_candidates is not None and (isinstance(prl_candidates, bool) or not isinstance(prl_candidates, int)
                                        or prl_candidates < 1):
         raise AssessError(f"prl_candidates: expected a whole number >= 1, got {prl_candidates!r}")
-    x, y, columns, pairing = pair_files(original, masked, id, names)
+    if isinstance(categorical, str):
+        categorical = [categorical]
+    pair = pair_files(original, masked, id, names, categorical)
+    columns = pair.columns
     sets = scenarios_from(columns, known, scenarios)
     todo = attack_names(attacks)
-    n = x.shape[0]
+    n = pair.n
     perm = np.random.Generator(np.random.PCG64(seed)).permutation(n)
-    warnings_out = [] if id is not None or _pairs_closer_than_chance(x, y, perm) else [
-        "records paired by row order are no closer than random pairs: the masked rows may be in another "
-        "order than the original's; give the id column (--id) if the files have one"]
+    warnings_out = list(pair.warnings)
+    if id is None and not _pairs_closer_than_chance(pair, perm):
+        warnings_out.append("records paired by row order are no closer than random pairs: the masked rows may be in "
+                            "another order than the original's; give the id column (--id) if the files have one")
     for w in warnings_out:
         say(f"warning: {w}")
     rows = []
@@ -326,37 +540,75 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
         label, known_names = _scenario_label(cols, columns), ",".join(columns[c] for c in cols)
         for name in todo:
             if name == "ID":
-                t0 = time.perf_counter()
-                if id_by_attribute is None:
-                    id_by_attribute = interval_disclosure_by_attribute(x, y)
-                value = float(id_by_attribute[cols].mean())
-                rows.append(("ID", RISK, label, known_names, len(cols), n, math.nan, value,
-                             time.perf_counter() - t0, ""))
+                rows.append(_interval_disclosure_row(pair, cols, label, known_names, id_by_attribute))
+                id_by_attribute = rows[-1].pop("by_attribute")
             else:
-                rows.append((name, RISK, label, known_names, len(cols), n))
+                rows.append({"measure": name, "kind": RISK, "scenario": label, "known": known_names,
+                             "n_known": len(cols), "n": n})
                 tasks.append((name, cols))
     say(f"{len(tasks)} attack(s) on {n} records")
-    results = iter(_run_attacks(tasks, x, y, perm, seed, say, prl_candidates))
-    for k, r in enumerate(rows):
-        if len(r) == 6:  # an attack's row: linked, percent, seconds, note
-            linked, pct, note, seconds = next(results)
-            rows[k] = (*r, linked, pct, seconds, note)
+    results = iter(_run_attacks(tasks, pair, perm, seed, say, prl_candidates))
+    for r in rows:
+        if r["measure"] != "ID":
+            r.update(next(results))
     if information_loss:
         say("information loss")
-        t0 = time.perf_counter()
-        parts = 100.0 * il_components(x, y)
-        seconds = time.perf_counter() - t0
-        for k, value in enumerate(parts, start=1):
-            rows.append((f"IL{k}", LOSS, "", "", 0, n, math.nan, float(value), seconds, ""))
-        rows.append(("IL", LOSS, "", "", 0, n, math.nan, float(parts.mean()), seconds,
-                     "IL = (IL1 + ... + IL5) / 5, mean relative errors in percent; not bounded by 100"))
-    out = pd.DataFrame(rows, columns=COLUMNS)
-    out["linked"] = out["linked"].astype("Int64")
-    out.attrs["pairing"] = pairing
+        rows.extend(_loss_rows(pair))
+    out = pd.DataFrame(rows).reindex(columns=COLUMNS)
+    out.attrs["pairing"] = pair.pairing
     out.attrs["warnings"] = warnings_out
     out.attrs["files"] = {"original": names[0], "masked": names[1]}
+    keys = [c for c in pair.keys]
+    bx = block_codes(pair.cx[:, [pair.categorical.index(c) for c in keys]])
+    out.attrs["blocking"] = {"keys": keys, **block_summary(bx)} if keys else {"keys": []}
+    out.attrs["categorical"] = list(pair.categorical)
     return out
 
 
-__all__ = ["assess", "AssessError", "read_file", "pair_files", "scenarios_from", "attack_names",
+def _interval_disclosure_row(pair: Pair, cols, label, known_names, by_attribute) -> dict:
+    """Interval disclosure (ID) over the scenario's numeric known attributes, with its interval
+    (values as trials)."""
+    t0 = time.perf_counter()
+    kn = [pair.numeric.index(pair.columns[c]) for c in cols if pair.columns[c] in pair.numeric]
+    if by_attribute is None and pair.numeric:
+        by_attribute = interval_disclosure_by_attribute(pair.x, pair.y)
+    row = {"measure": "ID", "kind": RISK, "scenario": label, "known": known_names, "n_known": len(cols),
+           "n": pair.n, "linked": math.nan, "by_attribute": by_attribute}
+    if not kn:
+        row.update(percent=math.nan, note="not run: no numeric known attribute")
+    else:
+        value = float(by_attribute[kn].mean())
+        low, high = wilson_interval(value / 100.0 * pair.n * len(kn), pair.n * len(kn))
+        row.update(percent=value, low=low, high=high, note="")
+    row["seconds"] = time.perf_counter() - t0
+    return row
+
+
+def _loss_rows(pair: Pair) -> list[dict]:
+    """IL1..IL5 and the papers' IL; IL1s and IL-s, robust near zero (:mod:`sdcrisk.measures.information_loss`);
+    IL-cat, the share of categorical values the masking changed."""
+    n = pair.n
+    rows = []
+
+    def add(measure, value, seconds, note=""):
+        rows.append({"measure": measure, "kind": LOSS, "scenario": "", "known": "", "n_known": 0, "n": n,
+                     "linked": math.nan, "percent": float(value), "seconds": seconds, "note": note})
+
+    if pair.numeric:
+        t0 = time.perf_counter()
+        parts = 100.0 * il_components(pair.x, pair.y)
+        robust = 100.0 * il1s(pair.x, pair.y)
+        seconds = time.perf_counter() - t0
+        for k, value in enumerate(parts, start=1):
+            add(f"IL{k}", value, seconds)
+        add("IL", parts.mean(), seconds, "IL = (IL1 + ... + IL5) / 5, mean relative errors in percent; not bounded by 100")
+        add("IL1s", robust, seconds, "mean |x - x'| / (sqrt(2) sd) in percent (Yancey, Winkler & Creecy 2002)")
+        add("IL-s", (robust + parts[1:].sum()) / 5.0, seconds, "(IL1s + IL2 + ... + IL5) / 5: IL with IL1s for IL1")
+    if pair.categorical:
+        changed = 100.0 * float(np.mean(pair.cx != pair.cy))
+        add("IL-cat", changed, 0.0, "share of categorical values the masking changed, in percent")
+    return rows
+
+
+__all__ = ["assess", "AssessError", "read_file", "pair_files", "Pair", "scenarios_from", "attack_names",
            "DEFAULT_ATTACKS", "COLUMNS"]

@@ -1,0 +1,141 @@
+"""Mixed-type files (:mod:`sdcrisk.categorical`): common codes, blocks and their summary, the
+mixed distance against an independent computation, attacks within blocks, ``assess`` on
+categorical keys, and the mixed-type example's data (fetched and checksum-verified)."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sdcrisk
+from sdcrisk.assessment import AssessError, pair_files
+from sdcrisk.categorical import (MISMATCH_WEIGHT, block_codes, block_summary, blocked, codes, mixed_matrix,
+                                 split_columns)
+from sdcrisk.linkage.base import LinkResult
+
+def _mixed(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    x = pd.DataFrame({"region": rng.choice(["north", "south", "east", "west"], n),
+                      "sex": rng.integers(1, 3, n),
+                      "status": rng.integers(1, 5, n),
+                      "income": rng.lognormal(3, 1, n), "rent": rng.lognormal(2, 1, n), "age": rng.normal(40, 12, n)})
+    y = x.copy()
+    for c in ("income", "rent", "age"):
+        y[c] = x[c] + rng.normal(0, 0.3 * x[c].std(), n)
+    flip = rng.random(n) < 0.2
+    y.loc[flip, "status"] = rng.integers(1, 5, int(flip.sum()))
+    return x, y
+
+
+def test_codes_are_common_and_text_equals_number():
+    a, b = codes(pd.Series(["a", "b", None, "3"]), pd.Series([3, "a", "b", None]))
+    assert a[0] == b[1] and a[1] == b[2] and a[2] == b[3] and a[3] == b[0]
+    assert len({*a, *b}) == 4
+
+
+def test_block_codes_and_summary_against_pandas():
+    rng = np.random.default_rng(3)
+    keys = rng.integers(0, 4, size=(500, 3))
+    b = block_codes(keys)
+    sizes = pd.DataFrame(keys).value_counts()
+    s = block_summary(b)
+    assert s["blocks"] == len(sizes)
+    assert s["unique_share"] == pytest.approx(100 * (sizes == 1).sum() / 500)
+    assert s["random_guess"] == pytest.approx(100 * len(sizes) / 500)
+    same = (keys[:, None, :] == keys[None, :, :]).all(axis=2)
+    assert np.array_equal(same, b[:, None] == b[None, :])
+
+
+def test_mixed_distance_is_squared_numeric_plus_weighted_mismatches():
+    rng = np.random.default_rng(1)
+    num, cat = rng.normal(size=(50, 2)), rng.integers(0, 3, size=(50, 2))
+    m = mixed_matrix(num, cat, [3, 3])
+    z = (num - num.mean(0)) / num.std(0, ddof=1)
+    for i, j in [(0, 1), (3, 7), (10, 40)]:
+        expected = ((z[i] - z[j]) ** 2).sum() + MISMATCH_WEIGHT * (cat[i] != cat[j]).sum()
+        assert ((m[i] - m[j]) ** 2).sum() == pytest.approx(expected)
+
+
+def test_blocked_links_stay_in_blocks_and_singletons_are_found():
+    rng = np.random.default_rng(2)
+    n = 40
+    bx = rng.integers(0, 8, n)
+    bx[0] = 99  # a block of one record
+    perm = rng.permutation(n)
+    truth = np.empty(n, dtype=np.int64)
+    truth[perm] = np.arange(n)
+    x = rng.normal(size=(n, 2))
+    y = x[perm]
+
+    def attack(xb, yb, tb):  # nearest record, no ties on continuous data
+        d = ((xb[:, None, :] - yb[None, :, :]) ** 2).sum(axis=2)
+        links = d.argmin(axis=1)
+        return LinkResult(links=links, credit=(links == tb).astype(float))
+
+    out = blocked(attack, x, y, truth, bx, bx[perm])
+    assert (bx[perm][out.links] == bx).all()
+    assert out.credit[0] == 1.0 and out.credit.sum() == n  # unmasked: every record found
+
+
+def test_split_columns_text_and_named():
+    x, _ = _mixed()
+    assert split_columns(x, list(x.columns), ["sex"]) == ["region", "sex"]
+
+
+def test_pair_files_finds_keys_and_changed_categoricals():
+    x, y = _mixed()
+    pair = pair_files(x, y, categorical=["sex", "status"])
+    assert pair.categorical == ["region", "sex", "status"] and pair.keys == ["region", "sex"]
+    assert pair.numeric == ["income", "rent", "age"]
+
+
+def test_assess_blocks_on_keys_and_reports_their_summary():
+    x, y = _mixed()
+    res = sdcrisk.assess(x, y, categorical=["sex", "status"], attacks=["DBRL", "RBRL-Sum", "GDBRL"])
+    blocking = res.attrs["blocking"]
+    sizes = x.groupby(["region", "sex"]).size()
+    assert blocking["keys"] == ["region", "sex"] and blocking["blocks"] == len(sizes)
+    risk = res[res.kind == "disclosure risk"].set_index("measure")
+    assert (risk.baseline == pytest.approx(100 * len(sizes) / len(x))).all()
+    assert "changed categorical" in risk.loc["RBRL-Sum", "note"]
+    assert (risk.percent >= risk.baseline).all()
+    loss = res[res.kind == "information loss"].set_index("measure")
+    assert loss.loc["IL-cat", "percent"] == pytest.approx(100 * (x.status != y.status).mean() / 3)
+
+
+def test_keys_unique_per_record_link_everything():
+    x, y = _mixed(n=60)
+    x["code"] = [f"c{i}" for i in range(60)]
+    x["code2"] = x["code"].str.upper()
+    y["code"], y["code2"] = x["code"], x["code2"]
+    res = sdcrisk.assess(x.drop(columns="code"), y.drop(columns="code"), categorical=["sex"],
+                         attacks=["DBRL", "RBRL-Max", "GDBRL"])
+    # code2 is unique and identical: an identifier, left out with a warning
+    assert any("code2" in w for w in res.attrs["warnings"])
+
+
+def test_text_column_without_flag_is_categorical_not_an_error():
+    x, y = _mixed(n=80)
+    res = sdcrisk.assess(x, y, attacks=["DBRL"], information_loss=False)
+    assert res.attrs["categorical"] == ["region"]
+
+
+def test_unknown_categorical_name_is_refused():
+    x, y = _mixed(n=30)
+    with pytest.raises(AssessError, match="categorical"):
+        pair_files(x, y, categorical=["nope"])
+
+
+def test_mixed_example_files(tmp_path):
+    from conftest import mirror_dir
+    from sdcrisk.mixed_example import CATEGORICAL, KEYS, write_example
+
+    if not (mirror_dir() / "testdata.RData").is_file():
+        pytest.skip(f"data mirror {mirror_dir()} not available")
+    paths = write_example(tmp_path, mirror=mirror_dir())
+    original = pd.read_csv(paths[0])
+    assert original.shape == (4580, 13)
+    for p in paths[1:]:
+        m = pd.read_csv(p).set_index("rid").loc[original.rid]
+        assert all((m[k].to_numpy() == original[k].to_numpy()).all() for k in KEYS)
+        pair = pair_files(original, m.reset_index(), id="rid", categorical=list(CATEGORICAL))
+        assert pair.keys == list(KEYS)

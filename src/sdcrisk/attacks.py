@@ -16,6 +16,7 @@ import numpy as np
 from .linkage.base import LinkResult, checked_links
 from .linkage.distance import dbrl
 from .linkage.global_distance import gdbrl
+from .linkage.graded import prl_graded
 from .linkage.location import lrl_microaggregation, rsrl
 from .linkage.probabilistic import prl
 from .linkage.projected import projected_rl
@@ -42,11 +43,13 @@ ATTACKS: dict[str, Callable] = {
                                                              projection="zscore"),
     # Herranz, Nin, Rodríguez & Tassa (2015): one-to-one assignment of minimum total distance
     "GDBRL": lambda x, y, known, v, rng: gdbrl(x, y, known=known, rng=rng),
+    # the project's extension: Fellegi-Sunter with graded comparison levels (sdcrisk.linkage.graded)
+    "PRL-graded": lambda x, y, known, v, rng: prl_graded(x, y, known=known, rng=rng),
 }
 
 # The attacks that take the intruder's known attributes as given (the projected attacks choose
 # their own blocks of v attributes): the ones :func:`sdcrisk.assess` runs on a custodian's files.
-KNOWN_ATTRIBUTE_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "RS-RL(p<=20%)", "L-RL(MA)", "GDBRL")
+KNOWN_ATTRIBUTE_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "RS-RL(p<=20%)", "L-RL(MA)", "GDBRL", "PRL-graded")
 
 
 def register_attack(name: str):

@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .linkage.base import LinkResult, checked_links
+from .linkage.base import LinkResult, check_truth, checked_links
 from .linkage.distance import dbrl
 from .linkage.global_distance import gdbrl
 from .linkage.graded import prl_graded
@@ -52,6 +52,23 @@ ATTACKS: dict[str, Callable] = {
 KNOWN_ATTRIBUTE_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "RS-RL(p<=20%)", "L-RL(MA)", "GDBRL", "PRL-graded")
 
 
+# The attacks that break their ties uniformly at random when told the true links (``truth``, the
+# true masked record of each original record): ``f(x, y, known, v, rng, truth) -> LinkResult`` with
+# ``credit`` (:func:`run_attack`; the tie rule is in the docstrings of sdcrisk.linkage.distance,
+# .rank, .location and .global_distance). Their links are those of the same entries of ATTACKS.
+TIE_AWARE: dict[str, Callable] = {
+    "DBRL": lambda x, y, known, v, rng, truth: dbrl(x, y, known=known, truth=truth),
+    "RBRL-Sum": lambda x, y, known, v, rng, truth: rbrl(x, y, known=known, criterion="sum", truth=truth),
+    "RBRL-Max": lambda x, y, known, v, rng, truth: rbrl(x, y, known=known, criterion="max", truth=truth),
+    "RS-RL(p<=20%)": lambda x, y, known, v, rng, truth: rsrl(x, y, known=known, p=20.0, count=False, truth=truth),
+    "L-RL(MA)": lambda x, y, known, v, rng, truth: lrl_microaggregation(x, y, known=known, count=False,
+                                                                        truth=truth),
+    "GDBRL": lambda x, y, known, v, rng, truth: gdbrl(x, y, known=known, rng=rng, truth=truth),
+}
+_BUILTIN = dict(ATTACKS)  # TIE_AWARE applies only while ATTACKS[name] is the package's own entry
+OWN_RULE = "the attack's own rule"  #: ``info["ties"]`` of an attack without tie support
+
+
 def register_attack(name: str):
     """Decorator adding ``f(x, y, known, v, rng) -> LinkResult`` to :data:`ATTACKS` under ``name``,
     so that a plugin module (config ``plugins:``) can add an attack to the matrix without
@@ -66,11 +83,29 @@ def register_attack(name: str):
     return deco
 
 
-def run_attack(name: str, x: np.ndarray, y: np.ndarray, known, v: int, rng: np.random.Generator) -> LinkResult:
+def run_attack(name: str, x: np.ndarray, y: np.ndarray, known, v: int, rng: np.random.Generator, *,
+               truth: np.ndarray | None = None) -> LinkResult:
     """The registered attack ``name`` on original ``x`` and masked ``y``, its result checked where
     it enters scoring (:func:`sdcrisk.linkage.base.checked_links`): a plugin's links out of range,
-    or fewer than the original records, stop the job with the attack named."""
-    return checked_links(ATTACKS[name](x, y, known, v, rng), name, x.shape[0], y.shape[0])
+    or fewer than the original records, stop the job with the attack named.
+
+    ``truth`` (int array, ``truth[i]`` the index in ``y`` of original record i's true masked
+    record) adds ``result.credit``: per original record the probability of a correct link when the
+    attack breaks its ties uniformly at random among its equally best candidates (1 / t_i when the
+    true record is among the t_i, else 0; exact for the nearest-record attacks of
+    :data:`TIE_AWARE`, ``info["ties"] = "uniform"``, ``info["tied_records"]`` the records with
+    t_i > 1; GDBRL: the share of random draws, ``info["draws"]``). Links and scores are those
+    without ``truth``. Other attacks (PRL, projected linkage, plugins) keep their own rule:
+    ``credit = (links == truth)``, ``info["ties"] = "the attack's own rule"``."""
+    if truth is None:
+        return checked_links(ATTACKS[name](x, y, known, v, rng), name, x.shape[0], y.shape[0])
+    truth = check_truth(truth, x.shape[0], y.shape[0])
+    if name in TIE_AWARE and ATTACKS.get(name) is _BUILTIN.get(name):
+        return checked_links(TIE_AWARE[name](x, y, known, v, rng, truth), name, x.shape[0], y.shape[0])
+    res = checked_links(ATTACKS[name](x, y, known, v, rng), name, x.shape[0], y.shape[0])
+    res.credit = ((np.asarray(res.links) == truth) & (truth >= 0)).astype(np.float64)
+    res.info["ties"] = OWN_RULE
+    return res
 
 
 def matrix_attacks(opts) -> list[str]:

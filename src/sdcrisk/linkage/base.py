@@ -25,13 +25,17 @@ class LinkResult:
     ``candidates`` is, where the method has one, the size of the candidate set from which the
     link was chosen; ``score`` the value of the criterion at the chosen link; ``info`` the
     attack's diagnostics (for probabilistic linkage: whether EM converged, its iterations, the
-    number of candidate pairs).
+    number of candidate pairs). ``credit``, when the attack was given the true links
+    (``truth=``, :func:`sdcrisk.attacks.run_attack`), is per original record the probability
+    that the attack links it correctly when it breaks its ties uniformly at random
+    (:func:`uniform_credit`).
     """
 
     links: np.ndarray
     candidates: np.ndarray | None = None
     score: np.ndarray | None = None
     info: dict = field(default_factory=dict)
+    credit: np.ndarray | None = None
 
     @property
     def correct(self) -> np.ndarray:
@@ -80,7 +84,49 @@ def checked_links(result, attack: str, n_original: int, n_masked: int) -> LinkRe
                              f"expected {expected}")
     if not isinstance(result.info, dict) or not isinstance(result.info.get("converged", False), (bool, np.bool_)):
         raise ValueError(f"{who} info {result.info!r}; expected a dict whose 'converged', if given, is True or False")
+    if result.credit is not None:
+        credit = np.asarray(result.credit)
+        if credit.shape != (n_original,) or credit.dtype.kind not in "iuf":
+            raise ValueError(f"{who} credit of shape {credit.shape} and dtype {credit.dtype}; expected real "
+                             f"numbers, one per original record, shape ({n_original},)")
+        bad = np.flatnonzero(~np.isfinite(credit) | (credit < 0) | (credit > 1))
+        if bad.size:
+            raise ValueError(f"{who} credit {credit[bad[0]]} for original record {bad[0]} ({bad.size} such); "
+                             "expected a probability in [0, 1]")
     return result
+
+
+def uniform_credit(ties: np.ndarray, hit: np.ndarray) -> np.ndarray:
+    """Expected credit of each record under uniform random tie-breaking: ``1 / ties[i]`` when the
+    true record is among the ``ties[i]`` equally best candidates (``hit[i]``), else 0."""
+    ties = np.asarray(ties)
+    ok = np.asarray(hit, dtype=bool) & (ties > 0)
+    credit = np.zeros(ties.size)
+    credit[ok] = 1.0 / ties[ok]
+    return credit
+
+
+def with_ties(result: LinkResult, ties: np.ndarray, hit: np.ndarray) -> LinkResult:
+    """``result`` with :func:`uniform_credit` as its ``credit``, ``info["ties"] = "uniform"`` and
+    ``info["tied_records"]`` the number of records with more than one equally best candidate."""
+    result.credit = uniform_credit(ties, hit)
+    result.info["ties"] = "uniform"
+    result.info["tied_records"] = int((np.asarray(ties) > 1).sum())
+    return result
+
+
+def check_truth(truth, n_original: int, n_masked: int) -> np.ndarray:
+    """``truth`` (the masked record of each original record, -1 for none) as int64, else ValueError."""
+    t = np.asarray(truth)
+    if t.shape != (n_original,) or t.dtype.kind not in "iu":
+        raise ValueError(f"truth of shape {t.shape} and dtype {t.dtype}; expected integers, one per original "
+                         f"record, shape ({n_original},)")
+    t = t.astype(np.int64)
+    bad = np.flatnonzero((t < NO_LINK) | (t >= n_masked))
+    if bad.size:
+        raise ValueError(f"truth {t[bad[0]]} for original record {bad[0]}; expected a masked record index in "
+                         f"[0, {n_masked}) or {NO_LINK}")
+    return t
 
 
 def prepare(original, masked, known=None) -> tuple[np.ndarray, np.ndarray]:

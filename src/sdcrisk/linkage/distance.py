@@ -22,6 +22,14 @@ kernel's in the last bit, and the lowest index among the exact minima is chosen.
 time) finds the same candidates with the exact k-d tree of :mod:`.neighbours`: the kernel's
 arithmetic, subtrees pruned only when their lower bound exceeds the minimum plus the tolerance, and
 the same numpy re-scoring, so links and scores are identical to the brute force's.
+
+Expected credit under uniform random tie-breaking (``truth=``): the equally best masked records of
+original record ``i`` are the ``t_i`` candidates whose re-scored distance equals the link's, the
+very numbers that choose the link (identical records counted once each, in the tree by their
+multiplicity). An attack that broke its ties uniformly at random would link ``i`` correctly with
+probability ``1 / t_i`` if the true record is among them, else 0: ``credit[i]``. It does not
+depend on the order of the masked records, unlike the lowest-index rule; for ``t_i = 1`` it is
+``links[i] == truth[i]``.
 """
 
 from __future__ import annotations
@@ -31,7 +39,7 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from .base import LinkResult, prepare
+from .base import LinkResult, check_truth, prepare, with_ties
 from .neighbours import REL_TOL as _REL_TOL, exact_best as _exact_best, nearest as _tree_nearest
 
 BLOCK = 512
@@ -133,22 +141,27 @@ def _check_method(method: str) -> None:
 
 
 def nearest(a: np.ndarray, b: np.ndarray, allowed: Callable[[int, int], np.ndarray] | None = None,
-            block: int = BLOCK, method: str = "tree") -> tuple[np.ndarray, np.ndarray]:
+            block: int = BLOCK, method: str = "tree", truth: np.ndarray | None = None):
     """Index of the nearest row of ``b`` (squared Euclidean) for every row of ``a``, first argmin.
 
     ``allowed(start, stop)``, when given, returns a boolean ``(stop - start, len(b))`` mask of the
     rows of ``b`` eligible for rows ``start:stop`` of ``a`` (restricted linkage inside candidate
     sets); a row with no eligible candidate gets index -1 and distance inf. ``method="tree"``
     (:mod:`.neighbours`) or ``"brute"`` give identical results; with ``allowed`` the search is always
-    brute force. Returns ``(index, squared distance)``.
+    brute force. Returns ``(index, squared distance)``; with ``truth`` (the true row of ``b`` per
+    row of ``a``, -1 for none) also ``(ties, hit)``: the number of eligible rows at exactly the
+    link's re-scored distance and whether ``truth[i]`` is one of them (0, False without a link).
     """
     _check_method(method)
     if allowed is None and method == "tree":
-        return _tree_nearest(a, b, "sqeuclidean")
+        return _tree_nearest(a, b, "sqeuclidean", truth=truth)
     a = np.ascontiguousarray(a, dtype=np.float64)
     n = a.shape[0]
     links = np.full(n, -1, dtype=np.int64)
     dist = np.full(n, np.inf)
+    ties = np.zeros(n, dtype=np.int64)
+    hit = np.zeros(n, dtype=np.bool_)
+    ones = np.ones(np.asarray(b).shape[0], dtype=np.int64)
     bt = np.ascontiguousarray(np.asarray(b, dtype=np.float64).T)
     bmax = np.einsum("ij,ij->i", b, b).max(initial=0.0)
     no_mask = np.ones((1, 1), dtype=np.bool_)
@@ -164,14 +177,19 @@ def nearest(a: np.ndarray, b: np.ndarray, allowed: Callable[[int, int], np.ndarr
         while (k := _near_pairs(ab, bt, mask, allowed is not None, tol, rows, cols, has)) < 0:
             rows = np.empty(2 * rows.size, dtype=np.int64)
             cols = np.empty_like(rows)
-        c, d = _exact_best(ab, b, rows[:k], cols[:k], stop - start)
+        if truth is None:
+            c, d = _exact_best(ab, b, rows[:k], cols[:k], stop - start)
+        else:
+            c, d, t, h = _exact_best(ab, b, rows[:k], cols[:k], stop - start, (ones, truth[start:stop]))
+            ties[start:stop] = np.where(has, t, 0)
+            hit[start:stop] = h & has
         links[start:stop] = np.where(has, c, -1)
         dist[start:stop] = np.where(has, d, np.inf)
-    return links, dist
+    return (links, dist) if truth is None else (links, dist, ties, hit)
 
 
 def dbrl(original, masked, known=None, metric: str = "euclidean", standardise: str = "own",
-         block: int = BLOCK, method: str = "tree") -> LinkResult:
+         block: int = BLOCK, method: str = "tree", truth=None) -> LinkResult:
     """Distance-based record linkage (Muralidhar & Domingo-Ferrer (2016) §2): link every original record to the masked record
     at minimum squared Euclidean distance over the ``known`` attributes, after standardisation.
 
@@ -179,12 +197,18 @@ def dbrl(original, masked, known=None, metric: str = "euclidean", standardise: s
     columns; with ``standardise="original"`` or ``"none"`` this is the plain Mahalanobis distance
     with the original file's covariance. ``score`` holds the squared distance of each link.
     ``method``: ``"tree"`` (k-d tree) or ``"brute"``, identical results (see :func:`nearest`).
+    ``truth`` (the true masked record of each original record) adds ``credit``, the expected
+    credit under uniform random tie-breaking (module docstring, "Ties").
     """
     _check_method(method)
     x, y = prepare(original, masked, known)
     xs, ys = _prepared(x, y, metric, standardise)
-    links, d2 = nearest(xs, ys, block=block, method=method)
-    return LinkResult(links=links, score=d2)
+    if truth is None:
+        links, d2 = nearest(xs, ys, block=block, method=method)
+        return LinkResult(links=links, score=d2)
+    truth = check_truth(truth, x.shape[0], y.shape[0])
+    links, d2, ties, hit = nearest(xs, ys, block=block, method=method, truth=truth)
+    return with_ties(LinkResult(links=links, score=d2), ties, hit)
 
 
 def _prepared(x, y, metric, mode):
@@ -197,7 +221,8 @@ def _prepared(x, y, metric, mode):
 
 
 def dbrl_restricted(original, masked, allowed: Callable[[int, int], np.ndarray], known=None,
-                    metric: str = "euclidean", standardise: str = "own", block: int = BLOCK) -> LinkResult:
+                    metric: str = "euclidean", standardise: str = "own", block: int = BLOCK,
+                    truth=None) -> LinkResult:
     """DBRL inside candidate sets: like :func:`dbrl`, but original record ``i`` may only link to the
     masked records ``l`` with ``allowed(start, stop)[i - start, l]`` true (-1 when none is allowed).
     ``candidates`` holds the size of each record's candidate set."""
@@ -213,5 +238,9 @@ def dbrl_restricted(original, masked, allowed: Callable[[int, int], np.ndarray],
         sizes[start:stop] = mask.sum(axis=1)
         return mask
 
-    links, d2 = nearest(xs, ys, allowed=counted, block=block)
-    return LinkResult(links=links, candidates=sizes, score=d2)
+    if truth is None:
+        links, d2 = nearest(xs, ys, allowed=counted, block=block)
+        return LinkResult(links=links, candidates=sizes, score=d2)
+    truth = check_truth(truth, x.shape[0], y.shape[0])
+    links, d2, ties, hit = nearest(xs, ys, allowed=counted, block=block, truth=truth)
+    return with_ties(LinkResult(links=links, candidates=sizes, score=d2), ties, hit)

@@ -33,7 +33,7 @@ import numpy as np
 from ..resources import check_memory
 from ..validation import check_int, check_real
 from .assignment import assign_min_cost
-from .base import LinkResult, prepare
+from .base import LinkResult, check_truth, prepare
 from .distance import _prepared
 from .neighbours import KDTree
 
@@ -43,11 +43,12 @@ EXACT_MAX = 10_000  # "auto": dense assignment up to this many records (an 800 M
 COMPLETE_EXACT_MAX = 2_000  # completion of the sparse solver: dense assignment up to this many records
 CANDIDATES = 10
 APPROX = 0.5  # sparse solver: candidates within (1 + APPROX) of the k-th nearest distance
+TIE_DRAWS = 10  # truth=: random orders of the masked records whose correct links are averaged
 
 
 def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardise: str = "own",
           cost: str = "euclidean", method: str = "auto", candidates: int = CANDIDATES,
-          approx: float = APPROX, rng: np.random.Generator | None = None) -> LinkResult:
+          approx: float = APPROX, rng: np.random.Generator | None = None, truth=None) -> LinkResult:
     """Global one-to-one distance-based linkage (module docstring). ``score`` holds each link's
     distance (squared for ``cost="sqeuclidean"``); ``info`` the solver used, the total cost and,
     for the sparse solver, the candidates per record and the number of unmatched originals.
@@ -65,6 +66,24 @@ def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardis
     perm = rng.permutation(y.shape[0])
     res = _gdbrl(x, y[perm], metric, standardise, cost, method, candidates, approx)
     res.links = np.where(res.links >= 0, perm[np.maximum(res.links, 0)], -1)
+    if truth is None:
+        return res
+    # expected credit over TIE_DRAWS random orders: this one, then orders seeded from rng
+    truth = check_truth(truth, x.shape[0], y.shape[0])
+    tally = (res.links == truth) & (truth >= 0)
+    draws = [int(tally.sum())]
+    tally = tally.astype(np.int64)
+    varied = np.zeros(x.shape[0], dtype=bool)
+    for seed in rng.integers(0, 2**63 - 1, size=TIE_DRAWS - 1):
+        p = np.random.Generator(np.random.PCG64(int(seed))).permutation(y.shape[0])
+        links = _gdbrl(x, y[p], metric, standardise, cost, method, candidates, approx).links
+        links = np.where(links >= 0, p[np.maximum(links, 0)], -1)
+        ok = (links == truth) & (truth >= 0)
+        tally += ok
+        draws.append(int(ok.sum()))
+        varied |= links != res.links
+    res.credit = tally / TIE_DRAWS
+    res.info.update(ties="random draws", draws=draws, tied_records=int(varied.sum()))
     return res
 
 

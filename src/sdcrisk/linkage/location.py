@@ -26,6 +26,13 @@ range is made of whole runs, which changes no membership and lets equal records 
 subtrees whose key ranges miss a range are pruned, and the rest of the search is exact (same
 distance arithmetic, lowest index on ties), so links and scores equal the brute-force kernel's.
 Candidate-set sizes are counted in the same tree (whole subtrees inside every range at once).
+
+Ties (``truth=``, RS-RL and L-RL): the equally best masked records of original record ``i`` are the
+``t_i`` candidates at exactly the link's distance (the kernel's sequential sum, which decides the
+link here), counted in the same tree by a box-and-ball count (:meth:`.neighbours.KDTree.ties`:
+subtrees inside both counted whole). Breaking ties uniformly at random, record ``i`` is linked
+correctly with probability ``credit[i] = 1 / t_i`` when its true record is among them, else 0
+(Nin, Herranz & Torra 2007 and 2008 leave the tie rule open); ``t_i = 1`` gives ``links[i] == truth[i]``.
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .base import LinkResult, prepare
+from .base import LinkResult, check_truth, prepare, with_ties
 from .distance import dbrl_restricted, standardise as _standardise
 from .neighbours import KDTree
 from ..validation import check_int
@@ -185,6 +192,32 @@ def _intersection_link(a, b, pos, order, xs, ys):
 
 
 @njit(cache=True)
+def _intersection_ties(a, b, pos, xs, ys, score, truth):
+    """Per original record with a link: the number of masked records inside every
+    ``[a_ij, b_ij)`` at exactly the link's distance ``score[i]`` (:func:`_sqdist`, the arithmetic
+    of :func:`_intersection_link`), and whether ``truth[i]`` is one of them."""
+    n, c = a.shape
+    ties = np.zeros(n, dtype=np.int64)
+    hit = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        if score[i] == np.inf:
+            continue
+        t = 0
+        for l in range(ys.shape[0]):
+            inside = True
+            for j in range(c):
+                if pos[j, l] < a[i, j] or pos[j, l] >= b[i, j]:
+                    inside = False
+                    break
+            if inside and _sqdist(xs, i, ys, l) == score[i]:
+                t += 1
+                if l == truth[i]:
+                    hit[i] = True
+        ties[i] = t
+    return ties, hit
+
+
+@njit(cache=True)
 def _annotated_union_link(a, b, order, xs, ys):
     """Per original record: the masked records in the largest number of the ``[a_ij, b_ij)``
     (``order`` transposed, as for :func:`_intersection_link`); DBRL among them."""
@@ -252,7 +285,7 @@ def _nearest_in_box(tree: KDTree, keys: np.ndarray, xs: np.ndarray, a: np.ndarra
 
 def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
                       combine: str = "intersection", standardise: str = "own",
-                      method: str = "tree", count: bool = True, sorted_masked=None) -> LinkResult:
+                      method: str = "tree", count: bool = True, sorted_masked=None, truth=None) -> LinkResult:
     """DBRL (Muralidhar & Domingo-Ferrer (2016) §2) restricted to candidate sets given as masked-sorted-position ranges.
 
     ``combine="intersection"``: candidates in every ``B(x_ij)`` (Nin, Herranz & Torra (2008, rank swapping) §3);
@@ -264,21 +297,34 @@ def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray
     n^(1 - 1/d) node visits per record when the ranges are wide, as for RS-RL with p unknown and
     bounded by 20 % (1,000,000 x 10: over 9 minutes counting, against seconds linking).
     ``sorted_masked``: :func:`_sorted_masked` of ``y`` when the caller has it already.
+    ``truth`` (the true masked record of each original record; intersection only) adds ``credit``
+    (module docstring, "Ties"); the brute-force tie count is quadratic (a reference for tests).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
     order, ysorted, pos = _sorted_masked(y) if sorted_masked is None else sorted_masked
     xs, ys = _standardise(x, y, standardise)
+    if truth is not None:
+        truth = check_truth(truth, x.shape[0], y.shape[0])
     if combine == "intersection" and method == "tree":
         a = np.ascontiguousarray(a, dtype=np.int64)
         b = np.ascontiguousarray(b, dtype=np.int64)
         keys = _run_keys(ysorted, pos, a, b)
         tree = KDTree(ys, keys=keys)
         links, score = _nearest_in_box(tree, keys, xs, a, b)
-        return LinkResult(links=links, candidates=tree.count(a, b) if count else None, score=score)
+        res = LinkResult(links=links, candidates=tree.count(a, b) if count else None, score=score)
+        if truth is None:
+            return res
+        ties, hit = tree.ties(xs, score, truth, "sqeuclidean", lo=a, hi=b)
+        return with_ties(res, np.where(links >= 0, ties, 0), hit & (links >= 0))
+    if truth is not None and combine != "intersection":
+        raise ValueError("truth: the expected credit is implemented for combine='intersection' only")
     order, pos = np.ascontiguousarray(order.T), np.ascontiguousarray(pos.T)  # one row per attribute
     if combine == "intersection":
         links, sizes, score = _intersection_link(a, b, pos, order, xs, ys)
+        if truth is not None:
+            ties, hit = _intersection_ties(a, b, pos, xs, ys, score, truth)
+            return with_ties(LinkResult(links=links, candidates=sizes, score=score), ties, hit)
     elif combine == "annotated_union":
         links, sizes, score = _annotated_union_link(a, b, order, xs, ys)
     else:
@@ -294,7 +340,7 @@ def _max_rank_distance(p, n: int, rounding: str) -> int:
 
 
 def rsrl(original, masked, known=None, *, p=None, distance: int | None = None, rounding: str = "floor",
-         standardise: str = "own", method: str = "tree", count: bool = True) -> LinkResult:
+         standardise: str = "own", method: str = "tree", count: bool = True, truth=None) -> LinkResult:
     """Rank-swapping record linkage (RS-RL, Nin, Herranz & Torra (2008, rank swapping) §3; L-RL of Nin, Herranz & Torra (2007) §4.1.1).
 
     Give either ``p`` (percent of n; the maximum rank distance is
@@ -302,13 +348,14 @@ def rsrl(original, masked, known=None, *, p=None, distance: int | None = None, r
     distance ``P`` itself). For unknown ``p`` bounded by ``p_max``, pass ``p=p_max``.
     A record whose candidate set has one element is linked to it. ``method``: ``"tree"`` or
     ``"brute"`` (:func:`link_in_intervals`), identical results; ``count=False``: no candidate-set
-    sizes (:func:`link_in_intervals`).
+    sizes (:func:`link_in_intervals`); ``truth``: adds ``credit`` (module docstring, "Ties").
     """
     x, y = prepare(original, masked, known)
+    truth = None if truth is None else check_truth(truth, x.shape[0], y.shape[0])
     P = _rank_distance_arg(p, distance, rounding, x.shape[0])
     sm = _sorted_masked(y)
     a, b = rank_swap_intervals(x, y, P, ysorted=sm[1])
-    return link_in_intervals(x, y, a, b, "intersection", standardise, method, count, sm)
+    return link_in_intervals(x, y, a, b, "intersection", standardise, method, count, sm, truth)
 
 
 def _rank_distance_arg(p, distance, rounding, n):
@@ -336,14 +383,17 @@ def rsrl_annotated_union(original, masked, known=None, *, p=None, distance: int 
 
 
 def lrl_microaggregation(original, masked, known=None, *, rule: str = "group", k: int | None = None,
-                         standardise: str = "own", method: str = "tree", count: bool = True) -> LinkResult:
+                         standardise: str = "own", method: str = "tree", count: bool = True,
+                         truth=None) -> LinkResult:
     """L-RL for univariate microaggregation (Nin, Herranz & Torra (2007) §4.1.2, Table 5): intersection of the
     :func:`microaggregation_intervals` candidate sets over the known attributes, then DBRL
-    (``method``: ``"tree"`` or ``"brute"``, identical results; ``count``: :func:`link_in_intervals`)."""
+    (``method``: ``"tree"`` or ``"brute"``, identical results; ``count``, ``truth``:
+    :func:`link_in_intervals`)."""
     x, y = prepare(original, masked, known)
+    truth = None if truth is None else check_truth(truth, x.shape[0], y.shape[0])
     sm = _sorted_masked(y)
     a, b = microaggregation_intervals(x, y, rule, k, ysorted=sm[1])
-    return link_in_intervals(x, y, a, b, "intersection", standardise, method, count, sm)
+    return link_in_intervals(x, y, a, b, "intersection", standardise, method, count, sm, truth)
 
 
 def lrl_mdav(original, masked, blocks, known_blocks=None, *, n_nearest: int = 1,

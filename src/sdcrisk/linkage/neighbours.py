@@ -74,15 +74,23 @@ _NEAR = 16  # rows near the minimum kept per query during the search (more: a ra
 _BIG = np.iinfo(np.int64).max
 
 
-def exact_best(a: np.ndarray, b: np.ndarray, rows: np.ndarray, cols: np.ndarray, nrows: int):
+def exact_best(a: np.ndarray, b: np.ndarray, rows: np.ndarray, cols: np.ndarray, nrows: int, ties=None):
     """Among pairs (rows[k], cols[k]), return per row the column of minimum exact squared distance
     ``((a[r] - b[c]) ** 2).sum()`` (numpy), lowest column on ties, and that distance (-1, inf for
-    rows without a pair)."""
+    rows without a pair).
+
+    ``ties = (weight, target)`` (``weight[c]``: how many records column ``c`` stands for;
+    ``target[r]``: a column or -1) also returns, per row, the number of records at exactly that
+    minimum (the pairs whose distance equals it, weighted) and whether ``target[r]`` is one of
+    them: the equally best candidates of the link, decided by the same numbers."""
     best_c = np.full(nrows, -1, dtype=np.int64)
     best_d = np.full(nrows, np.inf)
+    dall = np.empty(rows.size if ties is not None else 0)
     for s in range(0, rows.size, _PAIR_CHUNK):
         r, c = rows[s:s + _PAIR_CHUNK], cols[s:s + _PAIR_CHUNK]
         d = ((a[r] - b[c]) ** 2).sum(axis=1)
+        if ties is not None:
+            dall[s:s + d.size] = d
         # fold in the running best of each row, then take the lexicographic (row, d, col) minimum
         prev = np.flatnonzero(best_c >= 0)
         r = np.concatenate([r, prev])
@@ -92,7 +100,14 @@ def exact_best(a: np.ndarray, b: np.ndarray, rows: np.ndarray, cols: np.ndarray,
         first = order[np.r_[True, r[order][1:] != r[order][:-1]]]
         best_c[r[first]] = c[first]
         best_d[r[first]] = d[first]
-    return best_c, best_d
+    if ties is None:
+        return best_c, best_d
+    weight, target = ties
+    tied = dall == best_d[rows]
+    t = np.bincount(rows[tied], weights=np.asarray(weight)[cols[tied]], minlength=nrows).astype(np.int64)
+    hit = np.zeros(nrows, dtype=np.bool_)
+    hit[rows[tied & (cols == np.asarray(target)[rows])]] = True
+    return best_c, best_d, t, hit
 
 
 # ---------------------------------------------------------------- construction
@@ -554,6 +569,79 @@ def _count(i0, i1, total, lo, hi, keys, mult, start, end, left, right, klo, khi,
         total[i] = k
 
 
+@njit(cache=True, inline="always")
+def _far(q, i, blo, bhi, v, metric):
+    """Upper bound of the distance from query row ``q[i]`` to any row inside the box of node ``v``,
+    accumulated like :func:`_leaf`: per dimension the larger of ``q_j - lo_j`` and ``hi_j - q_j``
+    is at least the rounded ``|q_j - b_lj|`` of every row inside (rounding is monotone), so each
+    partial sum is at least the row's."""
+    d = 0.0
+    for j in range(q.shape[1]):
+        x = q[i, j]
+        g1 = x - blo[v, j]
+        g2 = bhi[v, j] - x
+        g = g1 if g1 > g2 else g2
+        if metric == 0:
+            d += g * g
+        elif metric == 1:
+            d += g
+        else:
+            d = g if g > d else d
+    return d
+
+
+@njit(cache=True, nogil=True)
+def _ties(i0, i1, order, total, hit, q, thr, target, ptsT, keysT, mult, start, end, left, right, blo, bhi, klo,
+          khi, count, maxdepth, maxleaf, metric, lo, hi, use_box):
+    """Per query row ``i``: the number of rows (multiplicities summed) at distance ``<= thr[i]``
+    (with :func:`_leaf`'s arithmetic) and in the box, into ``total``: a subtree inside the box whose
+    :func:`_far` bound is within ``thr[i]`` adds its row count without being descended; and whether
+    the row at sorted position ``target[i]`` (-1: none) is one of them, into ``hit``. Query rows
+    ``order[i0:i1]`` only."""
+    cap = 2 * maxdepth + 4
+    node = np.empty(cap, dtype=np.int64)
+    full = np.empty(cap, dtype=np.bool_)
+    acc = np.empty(maxleaf)
+    ok = np.empty(maxleaf, dtype=np.bool_)
+    for r in range(i0, i1):
+        i = order[r]
+        t = thr[i]
+        k = 0
+        top = 0
+        st = _root_state(use_box, lo, hi, i, klo, khi)
+        if st > 0:
+            node[0] = 0
+            full[0] = st == 2
+            top = 1
+        while top > 0:
+            top -= 1
+            v = node[top]
+            if _bound(q, i, blo, bhi, v, metric) > t:
+                continue
+            inside = full[top]
+            if inside and _far(q, i, blo, bhi, v, metric) <= t:
+                k += count[v]
+                continue
+            if left[v] < 0:
+                s0 = start[v]
+                _leaf(q, i, ptsT, keysT, s0, end[v], metric, lo, hi, not inside, acc, ok)
+                for u in range(end[v] - s0):
+                    if (inside or ok[u]) and acc[u] <= t:
+                        k += mult[s0 + u]
+                continue
+            for c in (left[v], right[v]):
+                s = 2 if inside else _key_state(lo, hi, i, klo, khi, c)
+                if s > 0:
+                    node[top] = c
+                    full[top] = s == 2
+                    top += 1
+        total[i] = k
+        p = target[i]
+        if p >= 0:
+            _leaf(q, i, ptsT, keysT, p, p + 1, metric, lo, hi, use_box, acc, ok)
+            hit[i] = (not use_box or ok[0]) and acc[0] <= t
+
+
 def _in_threads(kernel, n: int, *args) -> None:
     """``kernel(i0, i1, *args)`` over blocks of ``range(n)`` on numba's number of threads (the
     kernels release the GIL and write disjoint rows of their outputs)."""
@@ -586,21 +674,23 @@ def _run_ball(order: np.ndarray, q, *args):
 
 # ---------------------------------------------------------------- public API
 def _dedup(b: np.ndarray, keys: np.ndarray):
-    """Unique rows of ``(b, keys)`` (bitwise), each under its lowest original index, and counts."""
+    """Unique rows of ``(b, keys)`` (bitwise), each under its lowest original index, their counts,
+    and for every row the index it is stored under."""
     n = b.shape[0]
     if n == 0:
-        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64)
     bits = np.concatenate([b.view(np.int64), keys], axis=1)
     if bits.shape[1] == 0:
-        return np.zeros(1, dtype=np.int64), np.array([n], dtype=np.int64)
+        return np.zeros(1, dtype=np.int64), np.array([n], dtype=np.int64), np.zeros(n, dtype=np.int64)
     _, inv = np.unique(bits, axis=0, return_inverse=True)
     inv = inv.ravel()
     order = np.argsort(inv, kind="stable")
     firsts = np.flatnonzero(np.r_[True, inv[order][1:] != inv[order][:-1]])
     rep = order[firsts]  # lowest index of every group (stable sort)
     mult = np.diff(np.r_[firsts, n])
+    of = rep[inv]  # the representative of every row
     o = np.argsort(rep)
-    return rep[o], mult[o]
+    return rep[o], mult[o], of
 
 
 class KDTree:
@@ -620,9 +710,10 @@ class KDTree:
         bc = np.ascontiguousarray(self.b)
         self.unique = bool(unique)
         if unique:
-            rep, mult = _dedup(bc, keys)
+            rep, mult, self.rep_of = _dedup(bc, keys)
         else:  # every row stored (k nearest: identical rows are distinct neighbours)
             rep, mult = np.arange(n, dtype=np.int64), np.ones(n, dtype=np.int64)
+            self.rep_of = rep
         pts, k = bc[rep], np.ascontiguousarray(keys[rep])
         *nodes, nn, self.maxdepth = _build(pts, k, rep, mult, max(int(leaf_size), 1))
         perm = nodes[0]
@@ -635,6 +726,8 @@ class KDTree:
         self.idx = rep[perm]
         self.mult = mult[perm]
         self.n_unique = rep.size
+        self.where = np.full(n, -1, dtype=np.int64)  # sorted position of each stored row
+        self.where[self.idx] = np.arange(rep.size)
 
     def _order(self, a: np.ndarray, code: int) -> np.ndarray:
         """The query rows of ``a`` in the order of the leaves they descend to (:func:`_descend`):
@@ -658,7 +751,7 @@ class KDTree:
             raise ValueError(f"lo and hi must have shape {shape}, got {lo.shape} and {hi.shape}")
         return (np.ascontiguousarray(lo, dtype=np.int64), np.ascontiguousarray(hi, dtype=np.int64), True)
 
-    def query(self, a, metric: str = "sqeuclidean", *, lo=None, hi=None, rescore: bool = True):
+    def query(self, a, metric: str = "sqeuclidean", *, lo=None, hi=None, rescore: bool = True, truth=None):
         """Nearest allowed row of the tree for every row of ``a``: ``(index int64, distance float64)``,
         lowest index on ties, (-1, inf) when no row is allowed.
 
@@ -666,6 +759,12 @@ class KDTree:
         link of :func:`sdcrisk.linkage.distance.nearest`'s brute force; ``rescore=False`` takes the
         kernel's sequential sum as exact (the arithmetic of the location-linkage kernels).
         ``"l1"`` and ``"linf"`` are exact on integer-valued data.
+
+        ``truth`` (a row index of ``b`` per row of ``a``, -1 for none) also returns the ties of each
+        link, ``(index, distance, ties, hit)``: ``ties[i]`` the number of allowed rows of ``b``
+        (identical rows counted) at exactly the link's distance, as the link decides it (numpy's
+        re-scored distances when ``rescore``, else the kernel's), 0 without a link; ``hit[i]``
+        whether ``truth[i]`` is one of them (:meth:`ties`).
         """
         if metric not in METRICS:
             raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}")
@@ -681,7 +780,10 @@ class KDTree:
         if code != 0 or not rescore:
             links, dist, _ = _run_query(self._order(a, code), a, *args, *tree, np.zeros(0),
                                         np.zeros((0, 1), dtype=np.int64))
-            return links, dist
+            if truth is None:
+                return links, dist
+            ties, hit = self.ties(a, dist, truth, metric, lo=lo if use_box else None, hi=hi if use_box else None)
+            return links, dist, np.where(links >= 0, ties, 0), hit & (links >= 0)
         # the brute force's candidate rows: kernel distance within tol of the kernel minimum
         bmax = np.einsum("ij,ij->i", self.b, self.b).max(initial=0.0)
         tol = REL_TOL * (np.einsum("ij,ij->i", a, a) + bmax)
@@ -704,8 +806,44 @@ class KDTree:
             _run_ball(order, qo, thr, np.r_[0, np.cumsum(cnt)[:-1]].astype(np.int64), extra, *args, *ball)
             rows = np.concatenate([rows, np.repeat(over, cnt)])
             cols = np.concatenate([cols, extra])
-        c, d = exact_best(a, self.b, rows, cols, n)
-        return np.where(has, c, -1), np.where(has, d, np.inf)
+        if truth is None:
+            c, d = exact_best(a, self.b, rows, cols, n)
+            return np.where(has, c, -1), np.where(has, d, np.inf)
+        weight = np.zeros(self.b.shape[0], dtype=np.int64)  # the rows stored: their multiplicities
+        weight[self.idx] = self.mult
+        c, d, ties, hit = exact_best(a, self.b, rows, cols, n, (weight, self._stored(truth, n)))
+        return np.where(has, c, -1), np.where(has, d, np.inf), np.where(has, ties, 0), hit & has
+
+    def _stored(self, truth, n: int) -> np.ndarray:
+        """The index each ``truth[i]`` is stored under (-1 stays -1)."""
+        truth = np.asarray(truth)
+        if truth.shape != (n,) or truth.dtype.kind not in "iu" or truth.size and (
+                truth.min() < -1 or truth.max() >= self.b.shape[0]):
+            raise ValueError(f"truth must hold one row index of b in [-1, {self.b.shape[0]}) per query row")
+        return np.where(truth >= 0, self.rep_of[np.maximum(truth, 0)], -1)
+
+    def ties(self, a, dist, truth, metric: str = "sqeuclidean", *, lo=None, hi=None):
+        """Per row ``a_i``: the number of rows of ``b`` (identical rows counted) at distance at most
+        ``dist[i]`` (the kernel's arithmetic, :func:`_leaf`) and in the box ``lo[i] <= keys < hi[i]``,
+        and whether ``truth[i]`` is one of them. With ``dist`` the minimum that
+        :meth:`query` found (``rescore=False``), these are the equally best rows and whether the
+        true one is among them. Subtrees inside the box and inside the distance (an upper bound,
+        :func:`_far`) are counted whole, so equal or crowded records cost no more than the search."""
+        if metric not in METRICS:
+            raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}")
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        n = a.shape[0]
+        lo, hi, use_box = self._box(n, lo, hi)
+        stored = self._stored(truth, n)
+        target = np.where(stored >= 0, self.where[np.maximum(stored, 0)], -1)
+        code = METRICS[metric]
+        total = np.zeros(n, dtype=np.int64)
+        hit = np.zeros(n, dtype=np.bool_)
+        _in_threads(_ties, n, self._order(a, code), total, hit, a, np.ascontiguousarray(dist, dtype=np.float64),
+                    target, self.ptsT, self.keysT, self.mult, self.start, self.end, self.left, self.right,
+                    self.blo, self.bhi, self.klo, self.khi, self.node_count, self.maxdepth, self.maxleaf, code,
+                    lo, hi, use_box)
+        return total, hit
 
     def knn(self, a, k: int, approx: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
         """The ``k`` nearest rows of ``b`` to every row of ``a`` (squared Euclidean, the kernel's
@@ -739,9 +877,10 @@ class KDTree:
 
 
 def nearest(a, b, metric: str = "sqeuclidean", *, keys=None, lo=None, hi=None, rescore: bool = True,
-            leaf_size: int = LEAF_SIZE) -> tuple[np.ndarray, np.ndarray]:
+            leaf_size: int = LEAF_SIZE, truth=None):
     """For every row ``a_i``: among the rows ``b_l`` allowed (all, or with ``keys`` the box
     ``lo[i, j] <= keys[l, j] < hi[i, j]`` for every j), the minimum distance and the lowest index
-    ``l`` attaining it; ``(-1, inf)`` when none is allowed. Returns ``(index int64, dist float64)``.
+    ``l`` attaining it; ``(-1, inf)`` when none is allowed. Returns ``(index int64, dist float64)``,
+    with ``truth`` also the ties and hits of :meth:`KDTree.query`.
     See :meth:`KDTree.query` for ``metric`` and ``rescore``."""
-    return KDTree(b, keys, leaf_size).query(a, metric, lo=lo, hi=hi, rescore=rescore)
+    return KDTree(b, keys, leaf_size).query(a, metric, lo=lo, hi=hi, rescore=rescore, truth=truth)

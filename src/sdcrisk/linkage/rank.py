@@ -16,6 +16,13 @@ equal the brute force's. ``method="brute"`` searches all masked records, one ori
 time: the criterion of every candidate is accumulated attribute by attribute into one vector
 (contiguous, 32-bit when it cannot overflow, so the loops vectorise), and only that vector of
 length n is held, never the ``n x n`` matrix.
+
+Ties (``truth=``): the equally best masked records of original record ``i`` are the ``t_i`` at
+exactly the link's criterion value (exact integers; counted in the tree by the orthogonal ball
+count of :meth:`.neighbours.KDTree.ties`, whole subtrees at once). Breaking ties uniformly at random
+(Nin, Herranz & Torra 2007 and 2008 leave the rule open) the attack links ``i`` correctly with
+probability ``credit[i] = 1 / t_i`` when the true record is among them, else 0; for ``t_i = 1`` this
+is ``links[i] == truth[i]``.
 """
 
 from __future__ import annotations
@@ -24,7 +31,7 @@ import numpy as np
 from numba import njit
 from scipy.stats import rankdata
 
-from .base import LinkResult, prepare
+from .base import LinkResult, check_truth, prepare, with_ties
 from .neighbours import nearest
 
 CRITERIA = ("sum", "max")
@@ -70,13 +77,41 @@ def _rbrl_kernel(r, st, use_max):
     return links, score
 
 
+@njit(cache=True)
+def _rbrl_ties(r, st, use_max, score, truth):
+    """Per original record ``i``: how many masked records reach the criterion ``score[i]`` (the
+    minimum :func:`_rbrl_kernel` found, same integer arithmetic) and whether ``truth[i]`` is one."""
+    n, m = r.shape
+    nl = st.shape[1]
+    acc = np.empty(nl, dtype=st.dtype)
+    ties = np.zeros(n, dtype=np.int64)
+    hit = np.zeros(n, dtype=np.bool_)
+    for i in range(n):
+        for l in range(nl):
+            acc[l] = 0
+        for j in range(m):
+            q = r[i, j]
+            row = st[j]
+            for l in range(nl):
+                g = abs(q - row[l])
+                acc[l] = max(acc[l], g) if use_max else acc[l] + g
+        t = 0
+        for l in range(nl):
+            if acc[l] == score[i]:
+                t += 1
+        ties[i] = t
+        hit[i] = truth[i] >= 0 and acc[truth[i]] == score[i]
+    return ties, hit
+
+
 def rbrl(original, masked, known=None, criterion: str = "sum", ranks: str = "average",
-         method: str = "tree") -> LinkResult:
+         method: str = "tree", truth=None) -> LinkResult:
     """Rank-based record linkage (Muralidhar & Domingo-Ferrer (2016) §3) over the ``known`` attributes.
 
     ``criterion`` is ``"sum"`` (RBRL-Sum) or ``"max"`` (RBRL-Max); ``ranks`` the tie method of
     ``scipy.stats.rankdata``. ``score`` holds the criterion value of each link in rank units.
-    ``method``: ``"tree"`` (k-d tree) or ``"brute"``, identical results.
+    ``method``: ``"tree"`` (k-d tree) or ``"brute"``, identical results. ``truth`` (the true masked
+    record of each original record) adds ``credit`` (module docstring, "Ties").
     """
     if criterion not in CRITERIA:
         raise ValueError(f"criterion must be one of {list(CRITERIA)}, got {criterion!r}")
@@ -84,11 +119,20 @@ def rbrl(original, masked, known=None, criterion: str = "sum", ranks: str = "ave
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
     x, y = prepare(original, masked, known)
     r, s = rank_matrix(x, ranks), rank_matrix(y, ranks)
+    if truth is not None:
+        truth = check_truth(truth, x.shape[0], y.shape[0])
     if method == "tree":  # doubled ranks <= 2n: float64 sums of them are exact
         metric = "l1" if criterion == "sum" else "linf"
-        links, score = nearest(r.astype(np.float64), s.astype(np.float64), metric)
-        return LinkResult(links=links, score=score / 2.0)
+        if truth is None:
+            links, score = nearest(r.astype(np.float64), s.astype(np.float64), metric)
+            return LinkResult(links=links, score=score / 2.0)
+        links, score, ties, hit = nearest(r.astype(np.float64), s.astype(np.float64), metric, truth=truth)
+        return with_ties(LinkResult(links=links, score=score / 2.0), ties, hit)
     # doubled ranks are <= 2n, so a sum over m attributes fits 32 bits while 2 n m < 2**31
     dtype = np.int32 if 2 * max(r.shape[0], s.shape[0]) * max(r.shape[1], 1) < 2**31 else np.int64
-    links, score = _rbrl_kernel(r.astype(dtype), np.ascontiguousarray(s.T, dtype=dtype), criterion == "max")
-    return LinkResult(links=links, score=score / 2.0)
+    rt, st = r.astype(dtype), np.ascontiguousarray(s.T, dtype=dtype)
+    links, score = _rbrl_kernel(rt, st, criterion == "max")
+    if truth is None:
+        return LinkResult(links=links, score=score / 2.0)
+    ties, hit = _rbrl_ties(rt, st, criterion == "max", score, truth)
+    return with_ties(LinkResult(links=links, score=score / 2.0), ties, hit)

@@ -38,11 +38,20 @@ def _set_numba_cache() -> None:
 _set_numba_cache()
 
 
-def assess(original, masked, **options):
-    """Disclosure risk of every attack and information loss; see :func:`sdcrisk.assessment.assess`."""
-    from .assessment import assess as _assess
+def __getattr__(name: str):
+    """``sdcrisk.assess`` is :func:`sdcrisk.assessment.assess` itself (its signature and docstring
+    for ``help``), imported on first use (PEP 562): ``import sdcrisk`` stays light (no numpy,
+    pandas or numba until an attack is wanted)."""
+    if name == "assess":
+        from .assessment import assess
 
-    return _assess(original, masked, **options)
+        globals()["assess"] = assess  # later look-ups do not come here
+        return assess
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | {"assess"})
 
 
 __all__ = ["assess", "__version__"]

@@ -111,12 +111,14 @@ def identifier_columns(original: pd.DataFrame, masked: pd.DataFrame, id: str | N
 
     Records are paired by the ``id`` column when given, else by row order (``masked`` already in
     the original's record order). Such a column links every record by itself, so attacking with
-    it measures nothing but the identifier; its values must be present (a missing value is not
-    unique) and equal with their type's equality (1 and 1.0 are equal, 1 and "1" are not). A
-    real attribute released unmasked with distinct values in every record (a continuous income,
-    say) qualifies as well: the caller's warning should say that such a column alone discloses
-    every record. Returns ``[]`` when the records cannot be paired (different counts, a missing
-    or repeated id): :func:`pair_files` reports those."""
+    it measures nothing but the identifier. Its values must be present (a missing value is not
+    unique) and equal with their type's equality (1 and 1.0 are equal, 1 and "1" are not).
+
+    Two rules keep real attributes released unmasked out (their 100 % risk is the true one):
+    only labels and counters qualify (non-numeric or whole-number columns, not measurements with
+    fractional values), and nothing qualifies when every common column is identical in both files
+    (an unmasked file, not a forgotten id). Returns ``[]`` when the records cannot be paired
+    (different counts, a missing or repeated id): :func:`pair_files` reports those."""
     if not isinstance(original, pd.DataFrame) or not isinstance(masked, pd.DataFrame):
         return []
     if len(original) != len(masked) or len(original) < 2:
@@ -128,14 +130,13 @@ def identifier_columns(original: pd.DataFrame, masked: pd.DataFrame, id: str | N
         if ids_o.isna().any() or not ids_o.is_unique or not ids_m.is_unique or not ids_o.isin(set(ids_m)).all():
             return []
         masked = masked.set_index(id).loc[ids_o.to_numpy()].reset_index()
-    out = []
+    out, common = [], 0
     for c in original.columns:
         if c == id or c not in masked.columns:
             continue
+        common += 1
         o, m = original[c], masked[c]
         if isinstance(o, pd.DataFrame) or isinstance(m, pd.DataFrame):  # a repeated column name
-            continue
-        if o.isna().any() or not o.is_unique:
             continue
         try:
             same = bool(np.all(o.to_numpy() == m.to_numpy()))
@@ -143,7 +144,19 @@ def identifier_columns(original: pd.DataFrame, masked: pd.DataFrame, id: str | N
             same = False
         if same:
             out.append(c)
-    return out
+    if len(out) == common:  # nothing masked at all
+        return []
+    return [c for c in out if original[c].notna().all() and original[c].is_unique and _label_like(original[c])]
+
+
+def _label_like(col: pd.Series) -> bool:
+    """Whether a column holds labels or counters (non-numeric, or whole numbers) rather than measurements."""
+    if pd.api.types.is_bool_dtype(col):
+        return False
+    if not pd.api.types.is_numeric_dtype(col):
+        return True
+    values = col.to_numpy(dtype=np.float64)
+    return bool(np.all(np.isfinite(values) & (values == np.round(values))))
 
 
 def _numeric(table: pd.DataFrame, name: str, columns: Sequence[str], *, allow_constant: bool) -> np.ndarray:

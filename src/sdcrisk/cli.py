@@ -1,29 +1,55 @@
 """Command line: ``sdcrisk assess ORIGINAL MASKED [MASKED ...]`` and ``sdcrisk check-config
 [CONFIGFILE ...]``.
 
-Bad input ends with one line ``sdcrisk <command>: error: ...`` on standard error and exit status 2,
-never a traceback; see ``docs/assess.md`` and ``docs/bad_inputs.md``.
+Every error ends with one line ``sdcrisk <command>: error: ...`` on standard error, never a
+traceback (``SDCRISK_DEBUG=1`` adds it for an internal error); see ``docs/assess.md`` and
+``docs/bad_inputs.md``. Exit statuses of ``sdcrisk assess`` (:data:`EXIT_STATUSES`): 0 done;
+1 internal error (an unexpected exception: a defect of sdcrisk or of the machine, e.g. out of
+memory; the line names the exception and where it arose); 2 bad input (files, options, the
+``--out`` place; nothing attacked or nothing written); 3 the report was written and an attack's
+point estimate exceeds ``--max-risk``; 130 interrupted (Ctrl-C; no report written).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import signal
 import sys
+import tempfile
+import threading
 import time
+import traceback
 from pathlib import Path
 
 from . import __version__
 
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_GATE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_STATUSES = {EXIT_OK: "done", EXIT_INTERNAL: "internal error (an unexpected exception; please report it)",
+                 EXIT_INPUT: "bad input: a file, an option or the --out place (nothing attacked or nothing written)",
+                 EXIT_GATE: "report written; an attack's point estimate exceeds --max-risk",
+                 EXIT_INTERRUPTED: "interrupted (Ctrl-C); no report written"}
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with its usage errors on one line (``prog: error: message (see --help)``), exit 2."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="sdcrisk", description="Disclosure risk and information loss of masked microdata.")
+    p = _Parser(prog="sdcrisk", description="Disclosure risk and information loss of masked microdata.")
     p.add_argument("--version", action="version", version=f"sdcrisk {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
     a = sub.add_parser("assess", help="attack masked files with every record-linkage attack and measure "
                                       "their information loss",
+                       formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="Attack each MASKED file with every record-linkage attack (DBRL, RBRL-Sum, "
-                                   "RBRL-Max, PRL, RS-RL, L-RL, GDBRL), interval disclosure and the information-"
-                                   "loss measures; write report.json, report.md and report.html to --out.")
+                                   "RBRL-Max, PRL, RS-RL, L-RL, GDBRL), interval disclosure and the information-\n"
+                                   "loss measures; write report.json, report.md and report.html to --out.",
+                       epilog="exit status:\n" + "\n".join(f"  {code:<4} {text}" for code, text in EXIT_STATUSES.items())
+                              + "\n\nSee docs/assess.md.")
     a.add_argument("original", help="original file (.csv with a header row, or .parquet)")
     a.add_argument("masked", nargs="+", help="masked file(s), same columns as the original")
     a.add_argument("--id", help="column identifying a record in both files (default: pair records by row order)")
@@ -36,7 +62,13 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--prl-candidates", type=int, metavar="K",
                    help="PRL's assignment on each record's K best candidates (for files whose candidate "
                         "graph exceeds the memory limit; default: every candidate)")
-    a.add_argument("--out", default="sdcrisk-report", help="report directory (default: %(default)s)")
+    a.add_argument("--categorical", metavar="A,B", help="comma-separated integer-coded attributes to treat as categorical "
+                                         "(non-numeric columns are categorical anyway)")
+    a.add_argument("--out", default="sdcrisk-report",
+                   help="report directory, checked before any attack (default: %(default)s)")
+    a.add_argument("--max-risk", metavar="P",
+                   help="after writing the report, exit with status 3 when an attack's point estimate of the "
+                        "percent of records correctly linked exceeds P (0-100; ID not counted)")
     a.add_argument("--seed", type=int, default=0, help="seed of the attacks' record order and tie breaks (default 0)")
     a.add_argument("--quiet", action="store_true", help="no progress messages")
     c = sub.add_parser("check-config", help="check config files as the workflow reads them; print the compute estimate",
@@ -55,19 +87,115 @@ def _split(text: str | None) -> list[str] | None:
     return None if text is None else [t.strip() for t in text.split(",") if t.strip()]
 
 
-def assess_command(args) -> int:
-    from .assessment import AssessError, assess, read_file
-    from .report import summary_text, write_report
+def _fail(message: str, status: int = EXIT_INPUT) -> int:
+    print(f"sdcrisk assess: error: {message}", file=sys.stderr, flush=True)
+    return status
 
+
+def max_risk_value(text: str | None) -> float | None:
+    """``--max-risk P`` as a number in [0, 100] (``ValueError`` with the message otherwise)."""
+    if text is None:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 100.0:  # NaN fails too
+        raise ValueError(f"--max-risk: expected a percentage from 0 to 100, got {text!r}")
+    return value
+
+
+def out_problem(out: str | os.PathLike) -> str | None:
+    """Why the report cannot be written to directory ``out`` (``None`` when it can), found
+    without leaving anything behind: an existing file at that path, a file among its parents, or
+    a place where nothing can be created (checked by creating and removing a temporary entry,
+    which also holds for root on a read-only file system)."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        return f"--out {out}: is a file; expected a directory (existing or to be created)"
+    place = out
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    if not place.is_dir():
+        return f"--out {out}: {place} is a file, not a directory"
+    try:
+        if out.exists():
+            fd, probe = tempfile.mkstemp(prefix=".sdcrisk-probe-", dir=out)
+            os.close(fd)
+            os.unlink(probe)
+        else:
+            os.rmdir(tempfile.mkdtemp(prefix=".sdcrisk-probe-", dir=place))
+    except OSError as exc:
+        return f"--out {out}: cannot write in {place} ({exc.strerror or exc})"
+    return None
+
+
+def _where(exc: BaseException) -> str:
+    """The innermost frame of the package in ``exc``'s traceback: ' at path:line (function)'."""
+    root = Path(__file__).resolve().parent
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        try:
+            rel = Path(frame.filename).resolve().relative_to(root.parent)
+        except ValueError:
+            continue
+        return f" at {rel.as_posix()}:{frame.lineno} ({frame.name})"
+    return ""
+
+
+def _interrupted(signum=None, frame=None):
+    """SIGINT while attacks run: one line, exit 130 at once (the attacks' threads are not waited
+    for; nothing has been written yet)."""
+    try:
+        sys.stdout.flush()
+        print("sdcrisk assess: error: interrupted; no report written", file=sys.stderr, flush=True)
+    finally:
+        os._exit(EXIT_INTERRUPTED)
+
+
+def assess_command(args) -> int:
+    """``sdcrisk assess``; returns the exit status (module docstring)."""
+    try:
+        limit = max_risk_value(args.max_risk)
+    except ValueError as exc:
+        return _fail(str(exc))
+    if args.id is not None and not args.id.strip():
+        return _fail("--id: empty column name")
+    problem = out_problem(args.out)
+    if problem:
+        return _fail(problem)
     start = time.perf_counter()
 
     def progress(message: str) -> None:
         if not args.quiet:
             print(f"  {time.perf_counter() - start:7.1f} s  {message}", file=sys.stderr, flush=True)
 
+    main_thread = (threading.current_thread() is threading.main_thread()
+                   and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
+    previous = signal.signal(signal.SIGINT, _interrupted) if main_thread else None
     try:
-        if args.id is not None and not args.id.strip():
-            raise AssessError("--id: empty column name")
+        return _assess_and_report(args, limit, progress, start, lambda: main_thread and signal.signal(
+            signal.SIGINT, previous))
+    except KeyboardInterrupt:
+        return _fail("interrupted; no report written", EXIT_INTERRUPTED)
+    except MemoryError as exc:
+        return _fail(f"out of memory{_where(exc)}; try fewer attacks (--attacks) or a machine with more memory",
+                     EXIT_INTERNAL)
+    except Exception as exc:  # a defect: one line, the traceback only on request
+        if os.environ.get("SDCRISK_DEBUG"):
+            traceback.print_exc()
+        return _fail(f"internal error {type(exc).__name__}: {exc}{_where(exc)}; please report it "
+                     "(SDCRISK_DEBUG=1 prints the traceback)", EXIT_INTERNAL)
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGINT, previous)
+
+
+def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
+    from .assessment import AssessError, assess, read_file
+    from .report import over_limit, summary_text, write_report
+
+    extra = {"categorical": _split(args.categorical)} if args.categorical else {}
+    try:
         original = read_file(args.original)
         tables = []
         for path in args.masked:
@@ -75,31 +203,40 @@ def assess_command(args) -> int:
             progress(f"{path}")
             t = assess(original, masked, id=args.id, known=_split(args.known), scenarios=args.scenarios,
                        attacks=_split(args.attacks), seed=args.seed, progress=progress,
-                       names=(args.original, path), prl_candidates=args.prl_candidates)
+                       names=(args.original, path), prl_candidates=args.prl_candidates, **extra)
             tables.append(t.assign(masked=path))
     except AssessError as exc:
-        print(f"sdcrisk assess: error: {exc}", file=sys.stderr)
-        return 2
+        return _fail(str(exc))
     import pandas as pd
 
     results = pd.concat(tables, ignore_index=True)
-    warned = [f"{path}: {w}" for path, t in zip(args.masked, tables) for w in t.attrs["warnings"]]
-    meta = {"original": args.original, "masked": args.masked, "pairing": tables[0].attrs["pairing"], "warnings": warned,
-            "seed": args.seed, "command": "sdcrisk assess " + " ".join(sys.argv[2:])}
+    warned = [f"{path}: {w}" for path, t in zip(args.masked, tables) for w in t.attrs.get("warnings", [])]
+    blocking = {path: t.attrs["blocking"] for path, t in zip(args.masked, tables) if t.attrs.get("blocking")}
+    meta = {"original": args.original, "masked": args.masked, "pairing": tables[0].attrs.get("pairing", ""),
+            "warnings": warned, "seed": args.seed, "command": "sdcrisk assess " + " ".join(sys.argv[2:]),
+            "blocking": blocking, "max_risk": limit}
+    restore_sigint()  # from here Ctrl-C is a KeyboardInterrupt: the writer removes its temporary files
+    out = Path(args.out)
+    created = not out.exists()
     try:
-        files = write_report(results, args.out, meta)
+        files = write_report(results, out, meta)
     except OSError as exc:  # a read-only place, a full disk
         from .data import write_error
 
-        print(f"sdcrisk assess: error: {write_error(exc, exc.filename or args.out)}", file=sys.stderr)
-        return 2
+        return _fail(str(write_error(exc, exc.filename or args.out)))
+    except KeyboardInterrupt:
+        if created and out.is_dir() and not any(out.iterdir()):
+            out.rmdir()
+        raise
     print(summary_text(results))
-    print(f"records paired by {tables[0].attrs['pairing'].split(' (')[0]}; report: "
-          + ", ".join(str(f) for f in files))
+    print(f"records paired by {meta['pairing'].split(' (')[0]}; report: " + ", ".join(str(f) for f in files))
     for w in warned:
         print(f"warning: {w}", file=sys.stderr)
     print(f"done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    return 0
+    failed = over_limit(results, limit) if limit is not None else []
+    for line in failed:
+        print(f"sdcrisk assess: risk gate: {line}", file=sys.stderr, flush=True)
+    return EXIT_GATE if failed else EXIT_OK
 
 
 def check_config_command(args) -> int:

@@ -1,8 +1,24 @@
 """The report of ``sdcrisk assess``: report.json, report.md and a self-contained report.html
-(inline CSS, figures embedded as PNG) with a risk-utility map and a per-attack chart.
+(inline CSS, figures embedded as PNG).
 
 Input: the tidy tables of :func:`sdcrisk.assessment.assess`, one per masked file, concatenated
-with a ``masked`` column naming the file.
+with a ``masked`` column naming the file (columns in ``docs/assess.md``, "Output").
+
+Parts, in order: the headline (per masked file the highest risk over the record-linkage attacks,
+with its 95 % interval and the random-guess rate); what the intruder knows and does under each
+attack (:data:`INTRUDER`); the blocking keys, when there are any; the risk-utility map (IL-s
+against % linked, one colour per file, one marker per attack, 95 % error bars); the per-attack
+chart (95 % intervals, GDBRL's range over its tie draws, the random-guess rate); the tables of
+every result; the units.
+
+Headline rule: the highest point estimate ``percent`` over the record-linkage rows (every attack
+and scenario; not ID, which counts values inside an interval, not records re-identified); on
+equal percentages the first row in the table's order. ``sdcrisk assess --max-risk P`` gates on
+the same number (:func:`over_limit`).
+
+The figures carry no text next to their markers or bars (values are in the tables): with any
+number of files no label is printed over another (``tests/test_report.py`` checks the drawn text
+boxes with 1, 3 and 12 files).
 """
 
 from __future__ import annotations
@@ -21,128 +37,413 @@ import numpy as np
 import pandas as pd
 
 from . import __version__
-from .assessment import LOSS, RISK
 
+# the ``kind`` values of :mod:`sdcrisk.assessment` (not imported from it: assessment reads INTRUDER here)
+RISK, LOSS = "disclosure risk", "information loss"
 FILES = ("report.json", "report.md", "report.html")
+RESULT_COLUMNS = ["measure", "kind", "scenario", "known", "n_known", "n", "linked", "percent", "low", "high",
+                  "baseline", "draws_low", "draws_high", "seconds", "note"]
+LOSS_ORDER = ["IL1", "IL2", "IL3", "IL4", "IL5", "IL", "IL1s", "IL-s"]
+MARKERS = "osD^vP*Xh<>pd"
+
+#: What the intruder knows and does under each measure: one line each, in the report and in
+#: ``assess``'s ``attrs["intruder"]``. Every attack knows the scenario's attributes of every
+#: original record (``known``) and the whole masked file; within blocks when there are keys.
+INTRUDER = {
+    "DBRL": "knows the known attributes of the original records; links each to the masked record nearest in "
+            "Euclidean distance on standardised values (Muralidhar & Domingo-Ferrer 2016).",
+    "RBRL-Sum": "knows the same; ranks every attribute in both files and links each record to the masked record "
+                "with the smallest sum of rank differences (Muralidhar & Domingo-Ferrer 2016).",
+    "RBRL-Max": "knows the same; links each record to the masked record with the smallest largest rank "
+                "difference over the attributes (Muralidhar & Domingo-Ferrer 2016).",
+    "PRL": "knows the same; learns Fellegi-Sunter agreement weights by EM (a masked value agrees when it is the "
+           "nearest to the original value) and assigns records one-to-one by total weight (Nin, Herranz & "
+           "Torra 2008).",
+    "PRL-graded": "knows the same; PRL with graded agreement (how close a masked value is, not only whether it "
+                  "is the nearest; categorical attributes by agreement), weights by EM, one-to-one assignment.",
+    "RS-RL(p<=20%)": "knows the same and that the file was rank-swapped with p at most 20 %; keeps the masked "
+                     "records within 20 % of the ranks of every known value and takes the nearest among them "
+                     "(Nin, Herranz & Torra 2008).",
+    "L-RL(MA)": "knows the same and that every attribute was microaggregated (group size unknown); keeps the "
+                "masked records whose values could be the mean of a group holding the original value and "
+                "takes the nearest among them (Nin, Herranz & Torra 2007).",
+    "GDBRL": "knows the same for all records at once; assigns them to the masked records one-to-one with the "
+             "least total distance (Herranz, Nin, Rodriguez & Tassa 2015); equal-distance choices drawn at "
+             "random (range over the draws shown).",
+    "ID": "no linkage: the share of original values lying inside the rank interval (p = 1..10 % of the "
+          "records) around their masked value (Domingo-Ferrer & Torra 2001).",
+}
+
+UNITS_TEXT = (
+    "Attacks: % of original records linked to their own masked record; where an attack's choice is tied the "
+    "expected share under a uniform random choice among the tied records. 95 % interval: Wilson's (1927) score "
+    "interval with the records as trials. Random guess: the % a guess among the masked records of the same "
+    "block (all records when there are no blocking keys) links, 100 x blocks / records. ID: % of original "
+    "values inside the interval around their masked value (ranks within p = 1..10 % of the records). "
+    "IL = (IL1 + ... + IL5) / 5 of Domingo-Ferrer & Torra (2001): mean relative errors of the values, means, "
+    "covariances and variances, and the mean absolute error of the correlations, in percent; it explodes for "
+    "values, means or covariances near zero. IL1s (Yancey, Winkler & Creecy 2002): mean |x - x'| / (sqrt(2) "
+    "sd), sd of the original attribute. IL-s = (IL1s + IL2s + IL3s + IL4 + IL5) / 5 with the means' and "
+    "covariances' changes in units of the original standard deviations (sdcrisk.measures.information_loss."
+    "il_s): it does not depend on where the values lie. Every IL is 0 for no loss and not bounded by 100.")
+
+
+# ----------------------------------------------------------------------------- tables
+def _complete(results: pd.DataFrame) -> pd.DataFrame:
+    """``results`` with every column of the contract (missing ones NaN) and a ``masked`` column."""
+    out = results.copy()
+    for c in RESULT_COLUMNS:
+        if c not in out.columns:
+            out[c] = math.nan
+    if "masked" not in out.columns:
+        out["masked"] = results.attrs.get("files", {}).get("masked", "masked")
+    return out
 
 
 def _fmt(v, digits=2) -> str:
-    if v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA:
+    if v is None or v is pd.NA or (isinstance(v, (float, np.floating)) and math.isnan(v)):
         return ""
-    return f"{v:.{digits}f}" if isinstance(v, float) else str(v)
+    if isinstance(v, (float, np.floating)):
+        return f"{v:.{digits}f}"
+    return str(v)
+
+
+def _interval(low, high, digits=1) -> str:
+    if any(v is None or v is pd.NA or not np.isfinite(float(v)) for v in (low, high)):
+        return ""
+    return f"{float(low):.{digits}f}-{float(high):.{digits}f}"
+
+
+def linkage_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """The record-linkage rows (every attack, not ID) that have a result."""
+    r = _complete(results)
+    return r[(r.kind == RISK) & (r.measure != "ID") & r.percent.notna()]
 
 
 def risk_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Disclosure risk, one row per masked file, attack and scenario."""
-    r = results[results.kind == RISK]
-    return r[["masked", "measure", "scenario", "n_known", "n", "linked", "percent", "seconds", "note"]]
+    """Disclosure risk, one row per masked file, attack and scenario, with the 95 % interval,
+    the random-guess rate and GDBRL's range over its tie draws."""
+    r = _complete(results)
+    r = r[r.kind == RISK]
+    return pd.DataFrame({
+        "masked": r.masked, "measure": r.measure, "scenario": r.scenario, "n_known": r.n_known, "n": r.n,
+        "linked": pd.to_numeric(r.linked, errors="coerce").astype(float), "percent": r.percent,
+        "95% interval": [_interval(a, b) for a, b in zip(r.low, r.high)],
+        "random guess %": r.baseline.astype(float),
+        "tie draws %": [_interval(a, b, 2) for a, b in zip(r.draws_low, r.draws_high)],
+        "seconds": r.seconds, "note": r.note.fillna("")})
 
 
 def loss_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Information loss, one column per measure (IL1..IL5, IL), one row per masked file."""
-    r = results[results.kind == LOSS]
-    return r.pivot_table(index="masked", columns="measure", values="percent", sort=False).reset_index()
+    """Information loss, one column per measure (IL1..IL5, IL, IL1s, IL-s), one row per masked file."""
+    r = _complete(results)
+    r = r[r.kind == LOSS]
+    if r.empty:
+        return pd.DataFrame({"masked": []})
+    wide = r.pivot_table(index="masked", columns="measure", values="percent", sort=False)
+    order = [c for c in LOSS_ORDER if c in wide.columns] + [c for c in wide.columns if c not in LOSS_ORDER]
+    return wide[order].reset_index().rename_axis(columns=None)
 
 
 def headline(results: pd.DataFrame) -> pd.DataFrame:
-    """Per masked file: the highest risk over attacks and scenarios (and its attack), and IL."""
+    """Per masked file: the highest risk over the record-linkage attacks and scenarios (module
+    docstring: the headline rule), its attack, scenario, 95 % interval and random-guess rate,
+    and the information loss IL and IL-s."""
+    r = _complete(results)
     rows = []
-    for masked, g in results.groupby("masked", sort=False):
-        links = g[(g.kind == RISK) & (g.measure != "ID") & g.percent.notna()]
+    for masked, g in r.groupby("masked", sort=False):
+        links = linkage_rows(g)
         top = links.loc[links.percent.idxmax()] if len(links) else None
-        il = g[(g.kind == LOSS) & (g.measure == "IL")].percent
-        rows.append({"masked": masked, "max_linked_percent": float(top.percent) if top is not None else math.nan,
+        loss = g[g.kind == LOSS].set_index("measure").percent
+
+        def pick(col):
+            return float(top[col]) if top is not None and pd.notna(top[col]) else math.nan
+
+        rows.append({"masked": masked, "max_linked_percent": pick("percent"), "low": pick("low"),
+                     "high": pick("high"), "baseline": pick("baseline"),
                      "worst_attack": top.measure if top is not None else "",
                      "worst_scenario": top.scenario if top is not None else "",
-                     "IL": float(il.iloc[0]) if len(il) else math.nan})
-    return pd.DataFrame(rows)
+                     "IL": float(loss["IL"]) if "IL" in loss else math.nan,
+                     "IL-s": float(loss["IL-s"]) if "IL-s" in loss else math.nan})
+    return pd.DataFrame(rows, columns=["masked", "max_linked_percent", "low", "high", "baseline", "worst_attack",
+                                       "worst_scenario", "IL", "IL-s"])
+
+
+def headline_text(results: pd.DataFrame) -> str:
+    """One sentence: the highest risk over every file, attack and scenario, with its interval and
+    the random-guess rate (empty when no attack ran)."""
+    top = headline(results).dropna(subset=["max_linked_percent"])
+    if top.empty:
+        return ""
+    t = top.loc[top.max_linked_percent.idxmax()]
+    ci = _interval(t.low, t.high)
+    guess = f"; a random guess links {t.baseline:.2f} %" if np.isfinite(t.baseline) else ""
+    return (f"Highest risk: {t.worst_attack} links {t.max_linked_percent:.1f} % of the original records"
+            + (f" (95 % interval {ci} %)" if ci else "") + f" in {Path(str(t.masked)).name}"
+            + (f", scenario {t.worst_scenario}" if t.worst_scenario else "") + guess + ".")
+
+
+def over_limit(results: pd.DataFrame, limit: float) -> list[str]:
+    """The ``--max-risk`` gate: one line per masked file whose headline (highest point estimate
+    over the record-linkage attacks) exceeds ``limit`` percent, naming the attack and file."""
+    out = []
+    for t in headline(results).itertuples():
+        if np.isfinite(t.max_linked_percent) and t.max_linked_percent > limit:
+            ci = _interval(t.low, t.high)
+            out.append(f"{t.worst_attack} links {t.max_linked_percent:.2f} % of the records of {t.masked}"
+                       + (f" (95 % interval {ci} %)" if ci else "")
+                       + (f", scenario {t.worst_scenario}" if t.worst_scenario else "")
+                       + f": above --max-risk {limit:g}")
+    return out
+
+
+def draws_text(results: pd.DataFrame) -> list[str]:
+    """One line per row with a range over tie draws (GDBRL): how far the draws moved the result."""
+    r = _complete(results)
+    r = r[(r.kind == RISK) & r.draws_low.notna() & r.draws_high.notna()]
+    return [f"{x.measure} on {Path(str(x.masked)).name}, scenario {x.scenario}: {x.percent:.2f} % expected, "
+            f"{x.draws_low:.2f}-{x.draws_high:.2f} % over its tie draws" for x in r.itertuples()]
+
+
+def _blocking_items(meta: dict) -> list[tuple[str, dict]]:
+    """(label, summary) pairs of the blocking keys: one pair when every file has the same."""
+    info = meta.get("blocking") or {}
+    if not info:
+        return []
+    per_file = info if all(isinstance(v, dict) for v in info.values()) and "keys" not in info else {"": info}
+    per_file = {k: v for k, v in per_file.items() if v and v.get("keys")}
+    if not per_file:
+        return []
+    values = list(per_file.values())
+    if all(v == values[0] for v in values):
+        return [("", values[0])]
+    return [(Path(str(k)).name, v) for k, v in per_file.items()]
+
+
+def blocking_text(meta: dict) -> list[str]:
+    """The blocking summary: keys, number of blocks, share of records unique on the keys."""
+    lines = []
+    for label, b in _blocking_items(meta):
+        share = b.get("unique_share", math.nan)
+        lines.append((f"{label}: " if label else "")
+                     + f"blocking keys {', '.join(map(str, b['keys']))} (categorical attributes released unchanged): "
+                     + f"{b.get('blocks', '?')} blocks; "
+                     + (f"{share:.2f} % of the records are unique on the keys alone (found without any attack)"
+                        if isinstance(share, (int, float)) and np.isfinite(share) else ""))
+    return lines
+
+
+def intruder_lines(results: pd.DataFrame) -> list[tuple[str, str]]:
+    """(measure, what the intruder knows and does) for every risk measure in ``results``."""
+    r = _complete(results)
+    names = list(dict.fromkeys(r[r.kind == RISK].measure))
+    return [(n, INTRUDER.get(n, "a registered attack (see its docstring).")) for n in names]
 
 
 def summary_text(results: pd.DataFrame) -> str:
-    """The console summary: risk per attack and scenario, then IL, per masked file."""
+    """The console summary: risk per attack and scenario with its 95 % interval, then IL, per masked file."""
+    r = _complete(results)
     lines = []
-    for masked, g in results.groupby("masked", sort=False):
+    for masked, g in r.groupby("masked", sort=False):
         lines.append(f"{masked}")
-        lines.append(f"  {'attack':<15}{'scenario':<10}{'linked':>9}{'%':>9}{'seconds':>9}")
-        for r in g[g.kind == RISK].itertuples():
-            linked = "" if r.linked is pd.NA else str(r.linked)
-            lines.append(f"  {r.measure:<15}{r.scenario:<10}{linked:>9}{r.percent:>9.2f}{r.seconds:>9.2f}"
-                         + (f"  ({r.note})" if r.note else ""))
+        lines.append(f"  {'attack':<15}{'scenario':<10}{'linked':>9}{'%':>8}  {'95% interval':<13}{'guess %':>8}"
+                     f"{'seconds':>9}")
+        for x in g[g.kind == RISK].itertuples():
+            linked = pd.to_numeric(pd.Series([x.linked]), errors="coerce").iloc[0]
+            linked = f"{linked:.1f}" if np.isfinite(linked) else ""
+            lines.append(f"  {x.measure:<15}{x.scenario:<10}{linked:>9}{_fmt(x.percent):>8}  "
+                         f"{_interval(x.low, x.high):<13}{_fmt(x.baseline):>8}{_fmt(x.seconds):>9}"
+                         + (f"  ({x.note})" if isinstance(x.note, str) and x.note else ""))
         il = g[g.kind == LOSS].set_index("measure").percent
         if len(il):
             lines.append("  information loss (%): " + ", ".join(f"{k} {v:.2f}" for k, v in il.items()))
-    return "\n".join(lines)
+    text = headline_text(results)
+    return "\n".join(lines + ([text] if text else []))
 
 
 # ----------------------------------------------------------------------------- figures
-def _png(fig) -> str:
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
-    return base64.b64encode(buf.getvalue()).decode()
-
-
-def risk_utility_map(results: pd.DataFrame):
-    """IL (x) against % correctly linked (y): one marker per attack and masked file, at the
-    scenario with the most known attributes; each file named at its highest risk."""
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.4, 4.4))
-    markers = "osD^vP*Xh<>"
-    risk = results[(results.kind == RISK) & (results.measure != "ID") & results.percent.notna()]
-    risk = risk[risk.n_known == risk.groupby("masked").n_known.transform("max")]
-    il = results[(results.kind == LOSS) & (results.measure == "IL")].set_index("masked").percent
+    return plt
+
+
+def _short(name: str, width: int = 36) -> str:
+    return name if len(name) <= width else name[: width // 2 - 1] + "…" + name[-(width - width // 2):]
+
+
+def file_labels(files: list) -> dict:
+    """Legend labels of the masked files: their base names, the paths as given where base names
+    repeat; long ones shortened in the middle."""
+    base = [Path(str(f)).name for f in files]
+    full = [str(f) if base.count(b) > 1 else b for f, b in zip(files, base)]
+    labels = [_short(t) for t in full]
+    for i, t in enumerate(labels):  # shortening made two equal: number them
+        if labels.count(t) > 1:
+            labels[i] = f"{i + 1}: {t}"
+    return dict(zip(files, labels))
+
+
+def file_colours(n: int) -> list:
+    """One colour per file: tab10 up to 10 files, tab20 up to 20, then a continuous map."""
+    plt = _pyplot()
+    if n <= 10:
+        return [plt.get_cmap("tab10")(i) for i in range(n)]
+    if n <= 20:
+        return [plt.get_cmap("tab20")(i) for i in range(n)]
+    return [plt.get_cmap("turbo")(0.05 + 0.9 * i / (n - 1)) for i in range(n)]
+
+
+def _top_scenario(risk: pd.DataFrame) -> pd.DataFrame:
+    """Each file's rows at its scenario with the most known attributes."""
+    return risk[risk.n_known == risk.groupby("masked").n_known.transform("max")]
+
+
+def _errors(r: pd.DataFrame) -> np.ndarray | None:
+    low, high, pct = (r[c].to_numpy(dtype=float) for c in ("low", "high", "percent"))
+    if not np.isfinite(low).any():
+        return None
+    return np.vstack([np.where(np.isfinite(low), pct - low, 0.0), np.where(np.isfinite(high), high - pct, 0.0)])
+
+
+def _file_legend(fig, handles, labels, title):
+    ncol = max(1, math.ceil(len(labels) / 24))
+    return fig.legend(handles, labels, title=title, loc="outside right upper", fontsize=7, title_fontsize=8,
+                      ncols=ncol, frameon=False)
+
+
+def risk_utility_map(results: pd.DataFrame):
+    """IL-s (x; the papers' IL where IL-s is missing) against % correctly linked (y) with 95 %
+    error bars: one colour per masked file, one marker per attack, at each file's scenario with
+    the most known attributes. No text on the plot: files and attacks are named in two legends.
+    The markers of one file are spread sideways over 1.5 % of the axis width around its IL-s so
+    that their error bars do not cover one another."""
+    plt = _pyplot()
+    from matplotlib.lines import Line2D
+
+    r = _complete(results)
+    risk = _top_scenario(linkage_rows(r))
+    loss = r[r.kind == LOSS]
+    measure = "IL-s" if (loss.measure == "IL-s").any() else "IL"
+    il = loss[loss.measure == measure].drop_duplicates("masked").set_index("masked").percent
+    files = list(dict.fromkeys(r.masked))
     attacks = list(dict.fromkeys(risk.measure))
-    cmap = plt.get_cmap("tab10")
-    for a, name in enumerate(attacks):
-        r = risk[risk.measure == name]
-        ax.scatter(il.reindex(r.masked).to_numpy(), r.percent, marker=markers[a % len(markers)],
-                   color=cmap(a % 10), label=name, s=40, alpha=0.85)
-    top = headline(results)
-    for t in top.itertuples():
-        ax.annotate(Path(str(t.masked)).name, (t.IL, t.max_linked_percent), textcoords="offset points",
-                    xytext=(4, 4), fontsize=7)
-    ax.set_xlabel("information loss IL (% mean relative error; lower is better)")
+    labels, colours = file_labels(files), file_colours(len(files))
+    fig = plt.figure(figsize=(7.2, max(4.6, 1.8 + 0.15 * min(len(files), 24))), layout="constrained")
+    ax = fig.add_subplot()
+    xs = il.reindex(files).to_numpy(dtype=float)
+    span = np.nanmax(xs) if np.isfinite(xs).any() and np.nanmax(xs) > 0 else 1.0
+    right = max(1.0, 1.08 * span)
+    step = 0.015 * right / max(1, len(attacks) - 1)
+    for f, masked in enumerate(files):
+        for a, name in enumerate(attacks):
+            row = risk[(risk.masked == masked) & (risk.measure == name)]
+            if row.empty or not np.isfinite(xs[f]):
+                continue
+            x = xs[f] + (a - (len(attacks) - 1) / 2) * step
+            ax.errorbar([x], row.percent.to_numpy(dtype=float), yerr=_errors(row), fmt=MARKERS[a % len(MARKERS)],
+                        color=colours[f], ms=5, elinewidth=0.8, capsize=2, alpha=0.85)
+    ax.set_xlabel(f"information loss {measure} (%; lower is better)")
     ax.set_ylabel("original records correctly linked (%)")
-    ax.set_ylim(0, 100)
-    ax.set_xlim(left=0)
-    ax.set_title("Risk-utility map")
-    ax.legend(title="attack", fontsize=7, title_fontsize=8, bbox_to_anchor=(1.02, 1), loc="upper left")
+    ax.set_ylim(-2, 102)
+    ax.set_xlim(left=0, right=right + 0.01 * right)
+    ax.set_title("Risk-utility map (95 % intervals)", fontsize=10)
+    if not attacks or not np.isfinite(xs).any():
+        ax.text(0.5, 0.5, "no attack or no information loss to show", transform=ax.transAxes, ha="center")
+    file_handles = [Line2D([], [], color=c, marker="s", ls="none", ms=6) for c in colours]
+    _file_legend(fig, file_handles, [labels[f] for f in files], "masked file")
+    attack_handles = [Line2D([], [], color="0.3", marker=MARKERS[a % len(MARKERS)], ls="none", ms=5)
+                      for a in range(len(attacks))]
+    if attacks:
+        fig.legend(attack_handles, attacks, title="attack", loc="outside lower center", fontsize=7, title_fontsize=8,
+                   ncols=min(4, len(attacks)), frameon=False)
     return fig
 
 
 def attack_chart(results: pd.DataFrame):
-    """% correctly linked (and ID) per attack, one bar per masked file, at the scenario with the
-    most known attributes."""
-    import matplotlib
+    """% correctly linked (ID: % of values inside the interval) per attack at each file's scenario
+    with the most known attributes: one dot per file with its 95 % interval, GDBRL's range over
+    its tie draws as a grey band, the random-guess rate as a dashed line. No value labels (they
+    are in the table)."""
+    plt = _pyplot()
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    risk = results[(results.kind == RISK) & results.percent.notna()]
-    risk = risk[risk.n_known == risk.groupby("masked").n_known.transform("max")]
+    r = _complete(results)
+    risk = _top_scenario(r[(r.kind == RISK) & r.percent.notna()])
     attacks = list(dict.fromkeys(risk.measure))
-    files = list(dict.fromkeys(risk.masked))
-    fig, ax = plt.subplots(figsize=(6.4, 0.45 * len(attacks) * max(1, len(files)) + 1.2))
-    h = 0.8 / len(files)
-    cmap = plt.get_cmap("tab10")
+    files = list(dict.fromkeys(r.masked))
+    labels, colours = file_labels(files), file_colours(len(files))
+    band = max(0.3, 0.09 * len(files))
+    fig = plt.figure(figsize=(7.2, min(14.0, 1.9 + band * max(1, len(attacks)))), layout="constrained")
+    ax = fig.add_subplot()
+    h = 0.8 / max(1, len(files))
+    drew_draws = False
     for f, masked in enumerate(files):
-        r = risk[risk.masked == masked].set_index("measure").reindex(attacks)
-        pos = np.arange(len(attacks)) + f * h
-        ax.barh(pos, r.percent, height=h, color=cmap(f % 10), label=Path(str(masked)).name)
-        for p, v in zip(pos, r.percent):
-            if np.isfinite(v):
-                ax.text(v + 1, p, f"{v:.1f}", va="center", fontsize=7)
-    ax.set_yticks(np.arange(len(attacks)) + 0.4 - h / 2, attacks)
-    ax.invert_yaxis()
-    ax.set_xlim(0, 105)
-    ax.set_xlabel("% of original records correctly linked (ID: % of values inside the interval)")
-    ax.set_title("Disclosure risk per attack")
+        g = risk[risk.masked == masked].drop_duplicates("measure").set_index("measure").reindex(attacks)
+        pos = np.arange(len(attacks)) - 0.4 + h * (f + 0.5)
+        ok = g.percent.notna().to_numpy()
+        if not ok.any():
+            continue
+        lo, hi = g.draws_low.to_numpy(dtype=float), g.draws_high.to_numpy(dtype=float)
+        for p, a, b in zip(pos, lo, hi):
+            if np.isfinite(a) and np.isfinite(b):
+                ax.plot([a, b], [p, p], color="0.6", lw=5, alpha=0.5, solid_capstyle="butt", zorder=1)
+                drew_draws = True
+        ax.errorbar(g.percent.to_numpy(dtype=float)[ok], pos[ok], xerr=_errors(g[ok]), fmt="o", color=colours[f],
+                    ms=4, elinewidth=0.9, capsize=2, zorder=2)
+    guesses = sorted({round(float(v), 6) for v in risk.baseline.dropna()})
+    for v in guesses:
+        ax.axvline(v, color="0.35", ls="--", lw=0.8, zorder=0)
+    ax.set_yticks(np.arange(len(attacks)), attacks)
+    ax.set_ylim(len(attacks) - 0.5, -0.5)
+    ax.set_xlim(-2, 102)
+    ax.set_xlabel("original records correctly linked (%; ID: values inside the interval)")
+    ax.set_title("Disclosure risk per attack (95 % intervals)", fontsize=10)
+    handles = [Line2D([], [], color=c, marker="o", ls="none", ms=5) for c in colours]
+    names = [labels[f] for f in files]
+    extra_h, extra_l = [], []
+    if guesses:
+        extra_h.append(Line2D([], [], color="0.35", ls="--", lw=0.8))
+        extra_l.append("random guess")
+    if drew_draws:
+        extra_h.append(Patch(color="0.6", alpha=0.5))
+        extra_l.append("range over tie draws")
     if len(files) > 1:
-        ax.legend(title="masked file", fontsize=7, title_fontsize=8, bbox_to_anchor=(1.02, 1), loc="upper left")
+        _file_legend(fig, handles, names, "masked file")
+    if extra_h:
+        fig.legend(extra_h, extra_l, loc="outside lower center", fontsize=7, ncols=len(extra_h), frameon=False)
     return fig
+
+
+def text_boxes(fig) -> list:
+    """(text, window extent) of every visible, non-empty text of a drawn figure."""
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    hidden = set()  # labels of ticks outside the view limits exist but are not drawn
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            lo, hi = sorted(axis.get_view_interval())
+            for tick in axis.get_major_ticks() + axis.get_minor_ticks():
+                if not lo - 1e-9 * (hi - lo) <= tick.get_loc() <= hi + 1e-9 * (hi - lo):
+                    hidden.update({id(tick.label1), id(tick.label2)})
+    out = []
+    for t in fig.findobj(Text):
+        if (t.get_visible() and t.get_text().strip() and id(t) not in hidden
+                and (t.axes is None or t.axes.get_visible())):
+            out.append((t.get_text(), t.get_window_extent(renderer)))
+    return out
+
+
+def _png(fig) -> str:
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    return base64.b64encode(buf.getvalue()).decode()
 
 
 # ----------------------------------------------------------------------------- writers
@@ -150,7 +451,7 @@ def _markdown_table(df: pd.DataFrame) -> str:
     cols = list(df.columns)
     out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for row in df.itertuples(index=False):
-        out.append("| " + " | ".join(_fmt(v) for v in row) + " |")
+        out.append("| " + " | ".join(_fmt(v).replace("|", "\\|") for v in row) + " |")
     return "\n".join(out)
 
 
@@ -161,58 +462,83 @@ def _html_table(df: pd.DataFrame) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
-UNITS_TEXT = ("Attacks: % of original records whose correct masked record the attack links. ID: % of "
-              "original values inside the interval around their masked value (ranks within p = 1..10 % "
-              "of the records). IL = (IL1 + ... + IL5) / 5: mean relative errors of the values, means, "
-              "covariances and variances, and the mean absolute error of the correlations, in percent; "
-              "0 means no loss and it is not bounded by 100.")
-
-
-def _meta(results: pd.DataFrame, meta: dict) -> dict:
+def _meta(meta: dict) -> dict:
     return {"sdcrisk_version": __version__, "created": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             **meta}
+
+
+def _records(df: pd.DataFrame) -> list[dict]:
+    """Rows as JSON-ready dicts: NaN / NA as null, numpy scalars as Python numbers."""
+    return json.loads(df.astype(object).where(df.notna(), None).to_json(orient="records"))
 
 
 def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict) -> list[Path]:
     """Write report.json, report.md and report.html into ``out_dir`` (created if needed). The
     files are written to a temporary directory first and moved in only when all three exist, so
-    a failure leaves no partial report."""
+    a failure leaves no partial report.
+
+    ``meta``: ``original``, ``masked`` (paths), ``pairing``, ``warnings``, ``seed``, ``command`` and
+    optionally ``blocking`` (``{"keys", "blocks", "unique_share"}``, or one such dict per masked
+    file) and ``max_risk`` (the gate's limit); everything in it is copied into report.json."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    info = _meta(results, meta)
+    results = _complete(results)
+    info = _meta(meta)
     risk, loss, top = risk_table(results), loss_table(results), headline(results)
+    intruder = intruder_lines(results)
+    blocking, draws, sentence = blocking_text(meta), draws_text(results), headline_text(results)
+    plt = _pyplot()
     fig1, fig2 = risk_utility_map(results), attack_chart(results)
-    ru_png, chart_png = _png(fig1), _png(fig2)
-    import matplotlib.pyplot as plt
-
-    plt.close(fig1), plt.close(fig2)
-    records = json.loads(results.astype(object).where(results.notna(), None).to_json(orient="records"))
-    doc = {"meta": info, "units": UNITS_TEXT, "headline": json.loads(top.to_json(orient="records")),
-           "results": records}
+    try:
+        ru_png, chart_png = _png(fig1), _png(fig2)
+    finally:
+        plt.close(fig1), plt.close(fig2)
+    gate = []
+    if meta.get("max_risk") is not None:
+        failed = over_limit(results, float(meta["max_risk"]))
+        gate = failed or [f"every attack at or below --max-risk {float(meta['max_risk']):g} %"]
+    doc = {"meta": info, "units": UNITS_TEXT, "headline_text": sentence, "headline": _records(top),
+           "intruder": dict(intruder), "blocking": meta.get("blocking") or {}, "gate": gate,
+           "results": _records(results[[*RESULT_COLUMNS, "masked", *[c for c in results.columns
+                                                                     if c not in RESULT_COLUMNS + ["masked"]]]])}
     pairing = meta.get("pairing", "")
     warned = meta.get("warnings") or []
-    md = [f"# Disclosure risk and information loss", "",
+    md = ["# Disclosure risk and information loss", "",
           f"Original file: `{meta.get('original', '')}`. Records paired by {pairing}.", "",
           f"sdcrisk {__version__}, {info['created']}, seed {meta.get('seed', 0)}.", "",
           *[f"**Warning:** {w}\n" for w in warned],
-          "## Summary", "", _markdown_table(top), "",
+          "## Summary", "", *([f"**{sentence}**", ""] if sentence else []),
+          *[f"**Gate:** {g}\n" for g in gate],
+          _markdown_table(top), "",
+          "## What the intruder knows and does", "", *[f"- **{n}**: {t}" for n, t in intruder], "",
+          *(["## Blocking", "", *[f"- {b}" for b in blocking], ""] if blocking else []),
           "## Disclosure risk", "", _markdown_table(risk), "",
+          *(["Tie draws:", "", *[f"- {d}" for d in draws], ""] if draws else []),
           "## Information loss (%)", "", _markdown_table(loss), "", "## Units", "", UNITS_TEXT, ""]
+    esc = html.escape
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>sdcrisk report</title>
 <style>body{{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}}
 table{{border-collapse:collapse;margin:1em 0;font-size:0.85em}}td,th{{border:1px solid #bbb;padding:0.25em 0.5em;text-align:right}}
-th{{background:#eee}}td:first-child,th:first-child{{text-align:left}}img{{max-width:100%}}</style></head><body>
+th{{background:#eee}}td:first-child,th:first-child{{text-align:left}}img{{max-width:100%}}
+.headline{{font-size:1.15em;font-weight:bold}}</style></head><body>
 <h1>Disclosure risk and information loss</h1>
-<p>Original file: <code>{html.escape(str(meta.get('original', '')))}</code>. Records paired by {html.escape(pairing)}.</p>
+<p>Original file: <code>{esc(str(meta.get('original', '')))}</code>. Records paired by {esc(pairing)}.</p>
 <p>sdcrisk {__version__}, {info['created']}, seed {meta.get('seed', 0)}.</p>
-{"".join(f'<p style="color:#a00"><b>Warning:</b> {html.escape(w)}</p>' for w in warned)}
-<h2>Summary</h2>{_html_table(top)}
+{"".join(f'<p style="color:#a00"><b>Warning:</b> {esc(w)}</p>' for w in warned)}
+<h2>Summary</h2>
+{f'<p class="headline">{esc(sentence)}</p>' if sentence else ''}
+{"".join(f'<p><b>Gate:</b> {esc(g)}</p>' for g in gate)}
+{_html_table(top)}
+<h2>What the intruder knows and does</h2>
+<ul>{"".join(f"<li><b>{esc(n)}</b>: {esc(t)}</li>" for n, t in intruder)}</ul>
+{("<h2>Blocking</h2><ul>" + "".join(f"<li>{esc(b)}</li>" for b in blocking) + "</ul>") if blocking else ""}
 <h2>Risk-utility map</h2><img alt="risk-utility map" src="data:image/png;base64,{ru_png}">
 <h2>Disclosure risk per attack</h2><img alt="disclosure risk per attack" src="data:image/png;base64,{chart_png}">
 {_html_table(risk)}
+{("<p>Tie draws:</p><ul>" + "".join(f"<li>{esc(d)}</li>" for d in draws) + "</ul>") if draws else ""}
 <h2>Information loss (%)</h2>{_html_table(loss)}
-<h2>Units</h2><p>{html.escape(UNITS_TEXT)}</p>
+<h2>Units</h2><p>{esc(UNITS_TEXT)}</p>
 </body></html>
 """
     tmp = Path(tempfile.mkdtemp(prefix=".sdcrisk-report-", dir=out))

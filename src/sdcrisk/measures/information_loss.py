@@ -141,5 +141,65 @@ def information_loss(original, masked, **options) -> float:
     return float(100.0 * 0.2 * il_components(original, masked, **options).sum())
 
 
+# ----------------------------------------------------------------------------- robust near zero
+# IL1..IL3 divide by the original values, means and covariances: near zero they explode. Measured
+# on 200 x 4 independent standard normal attributes masked by adding noise of sd 0.3: IL1 117.5 %,
+# IL2 124.6 %, IL3 163.6 % (IL4 11.8 %, IL5 3.7 %); shifting every attribute by +10 brings IL1 to
+# 2.4 % and IL2 to 0.2 % for the same noise, while IL3 stays at 163.6 % (the covariances of
+# independent attributes are near zero wherever the data lie). The measures below divide by the
+# original attributes' standard deviations instead, so they depend neither on where the values
+# lie nor on their units (tests/test_measures.py::test_il_s_*).
+
+
+def il1s(original, masked) -> float:
+    """IL1s of Yancey, Winkler & Creecy (2002), as a fraction: the mean over records ``i`` and
+    attributes ``j`` of ``|x_ij - x'_ij| / (sqrt(2) S_j)``, ``S_j`` the sample standard deviation
+    of the original attribute ``j`` (``ddof=1``). It is :func:`il_components`'s IL1 under the
+    rule ``il1="sd_sqrt2"``, computed by it (not again here)."""
+    return float(il_components(original, masked, il1="sd_sqrt2")[0])
+
+
+def il_s_components(original, masked) -> np.ndarray:
+    """The five parts of :func:`il_s`, as fractions: IL1s, IL2s, IL3s, IL4, IL5.
+
+    * IL1s - :func:`il1s` (values, in units of ``sqrt(2) S_j``);
+    * IL2s - mean over attributes of ``|mean_j - mean'_j| / S_j`` (the standardised mean
+      difference instead of IL2's relative one);
+    * IL3s - mean over the covariance entries ``i <= j`` of ``|v_ij - v'_ij| / (S_i S_j)`` (the
+      covariance change in correlation units instead of IL3's relative one; on the diagonal it is
+      IL4's ``|v_jj - v'_jj| / v_jj``);
+    * IL4 - mean variation of the variances, as in :func:`il_components` (the variances of a
+      usable original file are positive: no zero denominator);
+    * IL5 - mean absolute error of the correlations, as in :func:`il_components`.
+
+    ``S_j`` is the original attribute's sample standard deviation (``ddof=1``; the same as
+    IL1s's). Every part is invariant under ``x -> a x + b`` (``a > 0``) applied to an attribute in
+    both files. A constant original attribute has no scale: ``ValueError``.
+    """
+    x, y = prepare(original, masked)
+    parts = il_components(x, y, il1="sd_sqrt2")
+    vx, vy = covariance(x, ddof=1), covariance(y, ddof=1)
+    sd = np.sqrt(np.diag(vx))
+    if not np.all(sd > 0):
+        j = int(np.flatnonzero(~(sd > 0))[0])
+        raise ValueError(f"attribute {j} of the original is constant: IL-s has no scale for it")
+    il2s = float(np.mean(np.abs(x.mean(axis=0) - y.mean(axis=0)) / sd))
+    i, j = np.triu_indices(x.shape[1])
+    il3s = float(np.mean(np.abs(vx[i, j] - vy[i, j]) / (sd[i] * sd[j])))
+    return np.array([parts[0], il2s, il3s, parts[3], parts[4]])
+
+
+def il_s(original, masked) -> float:
+    """IL-s, in percent: ``100 * (IL1s + IL2s + IL3s + IL4 + IL5) / 5`` (:func:`il_s_components`).
+
+    The papers' IL with every part that divides by original values, means or covariances made
+    relative to the attributes' standard deviations instead, so that it does not explode for
+    attributes near zero (module comment above). 0 means no loss; not bounded by 100. The report
+    of ``sdcrisk assess`` draws its risk-utility map against IL-s and keeps the papers' IL in its
+    tables.
+    """
+    return float(100.0 * il_s_components(original, masked).mean())
+
+
 __all__ = ["information_loss", "il_components", "mean_variation", "IL1_RULES", "ZERO_RULES",
-           "ENTRIES", "IL5_RULES", "DEFAULTS"]
+           "ENTRIES", "IL5_RULES", "DEFAULTS", "il1s", "il_s_components", "il_s"]

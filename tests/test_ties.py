@@ -213,3 +213,9 @@ def test_bad_truth_and_bad_credit_are_refused():
                         (np.array([0.0, np.nan, 1.0]), "credit nan")):
         with pytest.raises(ValueError, match=msg):
             checked_links(LinkResult(links=np.arange(3), credit=credit), "toy", 3, 3)
+
+
+def test_sparse_gdbrl_is_marked_as_a_lower_bound():
+    x, y = _files("rounded")
+    assert gdbrl(x, y, known=KNOWN, method="sparse").info["lower_bound"] is True
+    assert "lower_bound" not in gdbrl(x, y, known=KNOWN, method="exact").info

@@ -45,6 +45,15 @@ Why the result equals the brute force:
 Candidate-set sizes (:meth:`KDTree.count`) are exact orthogonal range counts in the same tree: a
 node whose key ranges lie inside the box adds its row count without being descended.
 
+Ties (``truth=``, the expected credit of uniform random tie-breaking, :mod:`.distance`): with
+``rescore=True`` the equally best rows are the collected candidates whose numpy re-scored distance
+equals the link's (:func:`exact_best`), each stored row counted with its multiplicity; otherwise
+:meth:`KDTree.ties` counts the rows in the box at most the link's distance away, with the search's
+arithmetic: a node is skipped when its lower bound exceeds that distance and counted whole (its
+multiplicities summed) when its keys lie inside the box and an upper bound of its distance
+(:func:`_far`, accumulated like :func:`_leaf`) does not; the true row's own distance is computed by
+:func:`_leaf` at its stored position. Neither holds more than the tree and one count per query.
+
 Queries run in parallel over blocks of independent rows of ``a`` (serial ``nogil`` kernels on a
 pool of ``numba.get_num_threads()`` threads: a ``parallel=True`` kernel took four times as long to
 compile, 9 s against 2 s, which a first ``sdcrisk assess`` paid), taken in the order of the

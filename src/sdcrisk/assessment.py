@@ -42,7 +42,7 @@ from .linkage.probabilistic import ConvergenceWarning, prl
 from .linkage.base import checked_links
 from .linkage.distance import dbrl
 from .linkage.global_distance import gdbrl
-from .measures.information_loss import il1s, il_components
+from .measures.information_loss import il_components, il_s_components
 from .measures.interval_disclosure import interval_disclosure_by_attribute
 from .measures.scenarios import ScenarioRangeError, scenario_range
 from .measures.uncertainty import wilson_interval
@@ -78,17 +78,26 @@ def read_file(path: str | Path) -> pd.DataFrame:
         raise AssessError(f"{path}: no such file")
     if path.stat().st_size == 0:
         raise AssessError(f"{path}: the file is empty; expected a header row and at least 2 records")
+
+    def unreadable(exc: Exception) -> AssessError:
+        cause = " ".join(str(exc).split())  # one line, however the reader formats it
+        cause = cause if len(cause) <= 200 else cause[:197] + "..."
+        return AssessError(f"{path}: cannot be read as {kind} ({type(exc).__name__}: {cause})")
+
     try:
         header = _header(path, kind)
-        table = pd.read_csv(path) if kind == "csv" else read_table(path)
     except Exception as exc:  # parser, decoding, permission, corrupt parquet: one message
-        raise AssessError(f"{path}: cannot be read as {kind} ({type(exc).__name__}: {exc})") from None
+        raise unreadable(exc) from None
     seen: set[str] = set()
     for name in header:  # pandas would rename a repeated 'a' to 'a.1' without a word
         if name in seen:
             raise AssessError(f"{path}: column {name!r} appears {header.count(name)} times in the header; "
                               "every column needs its own name")
         seen.add(name)
+    try:
+        table = pd.read_csv(path) if kind == "csv" else read_table(path)
+    except Exception as exc:
+        raise unreadable(exc) from None
     if table.shape[0] == 0:
         raise AssessError(f"{path}: has a header but no records; expected at least 2 records")
     table.columns = [str(c) for c in table.columns]
@@ -102,7 +111,8 @@ def _header(path: Path, kind: str) -> list[str]:
         return [str(v) for v in first.iloc[0]] if len(first) else []
     import pyarrow.parquet as pq
 
-    return [str(v) for v in pq.read_schema(str(path)).names]
+    with pq.ParquetFile(str(path)) as f:  # the file's own schema (the dataset reader refuses repeated names)
+        return [str(v) for v in f.schema_arrow.names]
 
 
 def identifier_columns(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = None) -> list[str]:
@@ -405,6 +415,10 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None) -> dict
             res = checked_links(prl_graded(xm, ym, categorical=mask, blocks=(bx, by) if keys else None, rng=rng),
                                 name, n, n)
             credit = (res.links == truth).astype(np.float64)
+            if keys:
+                notes.append(f"within {blocks['blocks']} blocks of equal {', '.join(keys)}")
+            if changed:
+                notes.append(f"agreement on {len(changed)} changed categorical attribute(s)")
             return _finish(row, name, res.info, credit, None, 0, n, notes, prl_candidates, t0)
         else:
             if not kn:
@@ -424,7 +438,9 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None) -> dict
             out = blocked(attack, xm, ym, truth, bx, by)
             info = out.info[0] if out.info else {}
             info = {**info, "converged": all(i.get("converged", True) for i in out.info),
-                    "iterations": max((i.get("iterations", 0) for i in out.info), default=0)}
+                    "iterations": max((i.get("iterations", 0) for i in out.info), default=0),
+                    "tied_records": sum(i.get("tied_records", 0) for i in out.info),
+                    "lower_bound": any(i.get("lower_bound", False) for i in out.info)}
             notes.insert(0, f"within {blocks['blocks']} blocks of equal {', '.join(keys)}")
             return _finish(row, name, info, out.credit, out.draws, out.guessed, n, notes, prl_candidates, t0)
         res = attack(xm, ym, truth)
@@ -610,13 +626,14 @@ def _loss_rows(pair: Pair) -> list[dict]:
     if pair.numeric:
         t0 = time.perf_counter()
         parts = 100.0 * il_components(pair.x, pair.y)
-        robust = 100.0 * il1s(pair.x, pair.y)
+        robust = 100.0 * il_s_components(pair.x, pair.y)
         seconds = time.perf_counter() - t0
         for k, value in enumerate(parts, start=1):
             add(f"IL{k}", value, seconds)
         add("IL", parts.mean(), seconds, "IL = (IL1 + ... + IL5) / 5, mean relative errors in percent; not bounded by 100")
-        add("IL1s", robust, seconds, "mean |x - x'| / (sqrt(2) sd) in percent (Yancey, Winkler & Creecy 2002)")
-        add("IL-s", (robust + parts[1:].sum()) / 5.0, seconds, "(IL1s + IL2 + ... + IL5) / 5: IL with IL1s for IL1")
+        add("IL1s", robust[0], seconds, "mean |x - x'| / (sqrt(2) sd) in percent (Yancey, Winkler & Creecy 2002)")
+        add("IL-s", robust.mean(), seconds, "(IL1s + IL2s + IL3s + IL4 + IL5) / 5: IL in units of the attributes' "
+            "standard deviations, robust near zero")
     if pair.categorical:
         changed = 100.0 * float(np.mean(pair.cx != pair.cy))
         add("IL-cat", changed, 0.0, "share of categorical values the masking changed, in percent")

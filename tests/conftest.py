@@ -59,7 +59,9 @@ SLOW_TESTS = {"test_toy_method_and_dataset_through_the_dag", "test_readme_extens
               "test_prl_same_links_on_one_thread", "test_child_compiles_what_a_real_call_uses",
               "test_warmup_starts_only_when_needed", "test_numba_cache_goes_to_the_user_cache_directory",
               "test_command_writes_the_report_and_prints_a_summary", "test_assess_needs_no_workflow_dependency",
-              "test_bad_input_gets_a_message_and_no_report", "test_unreadable_files_are_named"}
+              "test_bad_input_gets_a_message_and_no_report", "test_unreadable_files_are_named",
+              "test_command_errors_have_no_traceback", "test_internal_error_in_a_subprocess_has_no_traceback",
+              "test_ctrl_c_during_the_attacks_exits_130_at_once"}
 #: fixtures that read the reference data
 DATA_FIXTURES = {"census", "eia"}
 

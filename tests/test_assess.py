@@ -139,7 +139,7 @@ def test_command_writes_the_report_and_prints_a_summary(files, tmp_path):
                    "--id", "rid", "--out", out)
     assert proc.returncode == 0, proc.stderr
     assert "GDBRL" in proc.stdout and "information loss" in proc.stdout and "id column 'rid'" in proc.stdout
-    assert "[1/7] " in proc.stderr and "information loss" in proc.stderr  # progress
+    assert re.search(r"\[1/\d+\] ", proc.stderr) and "information loss" in proc.stderr  # progress
     doc = json.loads((out / "report.json").read_text())
     assert {r["masked"] for r in doc["results"]} == {str(files / "masked.csv"), str(files / "light.parquet")}
     assert all(0 <= r["percent"] <= 100 for r in doc["results"] if r["kind"] == "disclosure risk")

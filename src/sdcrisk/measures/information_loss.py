@@ -148,7 +148,7 @@ def information_loss(original, masked, **options) -> float:
 # 2.4 % and IL2 to 0.2 % for the same noise, while IL3 stays at 163.6 % (the covariances of
 # independent attributes are near zero wherever the data lie). The measures below divide by the
 # original attributes' standard deviations instead, so they depend neither on where the values
-# lie nor on their units (tests/test_measures.py::test_il_s_*).
+# lie nor on their units (tests/test_report.py::test_il_s_*).
 
 
 def il1s(original, masked) -> float:

@@ -1,0 +1,346 @@
+"""``sdcrisk assess`` on the command line: the --max-risk gate (exit 3, report written), the --out
+place checked before any attack, duplicate header names, identifier columns, one line and no
+traceback for every error (2 bad input, 1 internal error, 130 interrupted), the lazy
+``sdcrisk.assess`` with its real signature.
+
+In-process calls of :func:`sdcrisk.cli.main` are fast; the tests starting the command in a
+subprocess are listed as slow in ``tests/conftest.py``."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sdcrisk
+import sdcrisk.assessment as assessment
+from sdcrisk.assessment import AssessError, identifier_columns, read_file
+from sdcrisk.cli import EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, main, out_problem
+
+
+def _original(n=200, seed=0):
+    rng = np.random.Generator(np.random.PCG64(seed))
+    return pd.DataFrame(rng.lognormal(mean=3.0, size=(n, 4)), columns=["income", "rent", "tax", "savings"])
+
+
+def _masked(x, scale, seed=1):
+    rng = np.random.Generator(np.random.PCG64(seed))
+    return x * np.exp(rng.normal(scale=scale, size=x.shape))
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory):
+    d = tmp_path_factory.mktemp("cli")
+    x = _original()
+    x.to_csv(d / "original.csv", index=False)
+    _masked(x, 0.02).to_csv(d / "light.csv", index=False)  # nearly everything links
+    _masked(x, 1.0).to_csv(d / "heavy.csv", index=False)
+    return d
+
+
+def _one_error_line(err: str, status_text: str = "sdcrisk assess: error: ") -> str:
+    lines = err.strip().splitlines()
+    assert len(lines) == 1, err
+    assert lines[0].startswith(status_text) and "Traceback" not in err
+    return lines[0]
+
+
+def _no_attack(monkeypatch):
+    """Make any attack run fail the test: the check must come before."""
+    def boom(*args, **kwargs):
+        raise AssertionError("an attack ran")
+
+    monkeypatch.setattr(assessment, "assess", boom)
+
+
+# ----------------------------------------------------------------------------- --max-risk
+def test_gate_exits_3_after_writing_the_report(files, tmp_path, capsys):
+    out = tmp_path / "rep"
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), str(files / "heavy.csv"),
+                   "--attacks", "DBRL,RBRL-Max,ID", "--out", str(out), "--quiet", "--max-risk", "50"])
+    err = capsys.readouterr().err
+    assert status == EXIT_GATE == 3
+    doc = json.loads((out / "report.json").read_text())
+    top = {Path(h["masked"]).name: h for h in doc["headline"]}
+    assert top["light.csv"]["max_linked_percent"] > 50 >= top["heavy.csv"]["max_linked_percent"]
+    gate = [line for line in err.splitlines() if "risk gate" in line]
+    assert len(gate) == 1 and "light.csv" in gate[0] and top["light.csv"]["worst_attack"] in gate[0]
+    assert gate[0].startswith("sdcrisk assess: risk gate: ") and "above --max-risk 50" in gate[0]
+    assert doc["gate"] == [gate[0].split("risk gate: ", 1)[1]] and doc["meta"]["max_risk"] == 50.0
+
+
+def test_gate_passes_at_or_above_the_highest_risk(files, tmp_path, capsys):
+    status = main(["assess", str(files / "original.csv"), str(files / "heavy.csv"), "--attacks", "DBRL",
+                   "--out", str(tmp_path / "rep"), "--quiet", "--max-risk", "100"])
+    assert status == 0 and "risk gate" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("value", ["150", "-1", "nan", "abc", "inf", ""])
+def test_max_risk_outside_0_100_is_refused_before_anything(value, files, tmp_path, capsys, monkeypatch):
+    _no_attack(monkeypatch)
+    out = tmp_path / "rep"
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--out", str(out),
+                   f"--max-risk={value}"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert status == EXIT_INPUT and "--max-risk: expected a percentage from 0 to 100" in line
+    assert not out.exists()
+
+
+# ----------------------------------------------------------------------------- --out
+def test_out_that_is_a_file_fails_before_any_attack(files, tmp_path, capsys, monkeypatch):
+    _no_attack(monkeypatch)
+    target = tmp_path / "report.html"
+    target.write_text("not a directory")
+    t0 = time.perf_counter()
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--out", str(target)])
+    assert time.perf_counter() - t0 < 2.0
+    line = _one_error_line(capsys.readouterr().err)
+    assert status == EXIT_INPUT and f"--out {target}: is a file" in line
+    assert target.read_text() == "not a directory"
+
+
+def test_out_below_a_file_fails(files, tmp_path, capsys, monkeypatch):
+    _no_attack(monkeypatch)
+    (tmp_path / "f").write_text("x")
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--out",
+                   str(tmp_path / "f" / "sub" / "rep")])
+    line = _one_error_line(capsys.readouterr().err)
+    assert status == EXIT_INPUT and f"{tmp_path / 'f'} is a file, not a directory" in line
+
+
+def _read_only_dir(tmp_path) -> Path:
+    """A directory nobody can create entries in: chmod for a normal user; for root (who ignores
+    permissions) the kernel's /sys, where the probe fails too; else skip."""
+    if os.geteuid() != 0:
+        d = tmp_path / "ro"
+        d.mkdir()
+        d.chmod(0o555)
+        return d
+    if Path("/sys").is_dir() and out_problem("/sys/sdcrisk-probe-test"):
+        return Path("/sys")
+    pytest.skip("running as root without a read-only place to test")
+
+
+@pytest.mark.parametrize("existing", [False, True])
+def test_out_in_a_read_only_place_fails_before_any_attack(existing, files, tmp_path, capsys, monkeypatch):
+    _no_attack(monkeypatch)
+    ro = _read_only_dir(tmp_path)
+    out = ro if existing else ro / "rep"
+    try:
+        status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--out", str(out)])
+    finally:
+        if ro != Path("/sys"):
+            ro.chmod(0o755)
+    line = _one_error_line(capsys.readouterr().err)
+    assert status == EXIT_INPUT and f"--out {out}: cannot write in {ro}" in line
+    assert not (ro / "rep").exists() and not list(ro.glob(".sdcrisk-probe-*"))
+
+
+def test_out_check_leaves_nothing_behind(tmp_path):
+    assert out_problem(tmp_path / "new" / "deeper") is None
+    assert out_problem(tmp_path) is None
+    assert list(tmp_path.iterdir()) == []
+
+
+# ----------------------------------------------------------------------------- inputs
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_duplicate_header_names_are_refused(kind, tmp_path, capsys):
+    good = tmp_path / "good.csv"
+    _original(20).to_csv(good, index=False)
+    if kind == "csv":
+        bad = tmp_path / "dup.csv"
+        bad.write_text("income,rent,income,savings\n" + "\n".join(f"{i},{i + 1},{i + 2},{i * 3}" for i in range(20)))
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        bad = tmp_path / "dup.parquet"
+        cols = [pa.array(np.arange(20.0) + k) for k in range(4)]
+        pq.write_table(pa.Table.from_arrays(cols, names=["income", "rent", "income", "savings"]), bad)
+    with pytest.raises(AssessError, match=r"dup\.(csv|parquet): column 'income' appears 2 times in the header"):
+        read_file(bad)
+    status = main(["assess", str(good), str(bad), "--out", str(tmp_path / "rep"), "--quiet"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert status == EXIT_INPUT and f"{bad}: column 'income' appears 2 times" in line
+    assert not (tmp_path / "rep").exists()
+
+
+def test_names_that_only_look_renamed_are_kept(tmp_path):
+    f = tmp_path / "ok.csv"
+    f.write_text("a,a.1,b\n1,2,3\n4,5,6\n")
+    assert list(read_file(f).columns) == ["a", "a.1", "b"]
+
+
+def test_identifier_columns():
+    x = _original(50)
+    x.insert(0, "rid", np.arange(50) * 7 + 3)
+    x["code"] = [f"P{i:04d}" for i in range(50)]
+    y = _masked(x[["income", "rent", "tax", "savings"]], 0.3).assign(rid=x.rid, code=x.code)
+    assert identifier_columns(x, y) == ["rid", "code"]
+    shuffled = y.sample(frac=1.0, random_state=3).reset_index(drop=True)
+    assert identifier_columns(x, shuffled, id="rid") == ["code"]  # paired by the id, not the row order
+    assert identifier_columns(x, shuffled) == []  # row order pairs other records: nothing identical
+    # an unmasked file: its 100 % risk is the true one, nothing left out
+    assert identifier_columns(x, x.copy()) == []
+    # measurements released unmasked are attributes, not identifiers
+    assert identifier_columns(x, y.assign(income=x.income)) == ["rid", "code"]
+    # not unique, changed, missing values, different counts, a bad id: not identifiers
+    z = y.assign(rid=y.rid.where(np.arange(50) != 4, 3), code=y.code.where(np.arange(50) != 5, None))
+    assert identifier_columns(x.assign(rid=x.rid.where(np.arange(50) != 4, 3)), z) == []
+    assert identifier_columns(x, y.iloc[:49]) == [] and identifier_columns(x, y, id="nope") == []
+
+
+# ----------------------------------------------------------------------------- errors: one line
+def test_internal_error_is_one_line_exit_1(files, tmp_path, capsys, monkeypatch):
+    def broken(*args, **kwargs):
+        raise TypeError("an attack went wrong")
+
+    monkeypatch.setattr(assessment, "assess", broken)
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--out", str(tmp_path / "rep"),
+                   "--quiet"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert status == EXIT_INTERNAL == 1
+    assert "internal error TypeError: an attack went wrong at sdcrisk/cli.py:" in line and "please report it" in line
+    assert not (tmp_path / "rep").exists()
+
+
+def test_error_inside_an_attack_names_where_it_arose(files, tmp_path, capsys, monkeypatch):
+    import sdcrisk.attacks as attacks
+
+    def broken(x, y, known, v, rng):
+        return {"not": "a LinkResult"}
+
+    monkeypatch.setitem(attacks.ATTACKS, "DBRL", broken)
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--attacks", "DBRL",
+                   "--out", str(tmp_path / "rep"), "--quiet"])
+    line = _one_error_line(capsys.readouterr().err)
+    assert status == EXIT_INTERNAL and "attack 'DBRL'" in line and " at sdcrisk/" in line
+    assert not (tmp_path / "rep").exists()
+
+
+def test_keyboard_interrupt_is_one_line_exit_130(files, tmp_path, capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(assessment, "assess", interrupted)
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--out", str(tmp_path / "rep"),
+                   "--quiet"])
+    assert status == EXIT_INTERRUPTED == 130
+    assert _one_error_line(capsys.readouterr().err) == "sdcrisk assess: error: interrupted; no report written"
+    assert not (tmp_path / "rep").exists()
+
+
+def test_usage_errors_are_one_line(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["assess", "o.csv", "m.csv", "--seed", "x"])
+    assert exit_.value.code == 2
+    line = _one_error_line(capsys.readouterr().err)
+    assert "argument --seed: invalid int value: 'x'" in line and "--help" in line
+
+
+def test_help_documents_the_exit_statuses_and_the_gate(capsys):
+    with pytest.raises(SystemExit):
+        main(["assess", "--help"])
+    text = capsys.readouterr().out
+    assert "--max-risk P" in text and "exit status:" in text
+    for code in ("0", "1", "2", "3", "130"):
+        assert f"\n  {code} " in text
+
+
+def _run(*args, **kwargs):
+    return subprocess.run([sys.executable, "-m", "sdcrisk.cli", *map(str, args)], capture_output=True, text=True,
+                          check=False, **kwargs)
+
+
+def test_command_errors_have_no_traceback(files, tmp_path):
+    """In a subprocess: each kind of error, one line, its status, no traceback, no report."""
+    (tmp_path / "dup.csv").write_text("a,a,b\n1,2,3\n4,5,6\n")
+    (tmp_path / "file").write_text("x")
+    o, m = files / "original.csv", files / "light.csv"
+    cases = [([o, m, "--max-risk", "101"], EXIT_INPUT, "--max-risk"),
+             ([o, m, "--out", tmp_path / "file"], EXIT_INPUT, "is a file"),
+             ([tmp_path / "dup.csv", m], EXIT_INPUT, "column 'a' appears 2 times"),
+             ([o, tmp_path / "missing.csv"], EXIT_INPUT, "missing.csv: no such file"),
+             ([o, m, "--attacks", "XRL"], EXIT_INPUT, "unknown attack 'XRL'"),
+             ([o, m, "--seed"], EXIT_INPUT, "argument --seed: expected one argument")]
+    for args, status, message in cases:
+        out = tmp_path / "rep"
+        extra = [] if "--out" in args else ["--out", out]
+        proc = _run("assess", *args, *extra, "--quiet")
+        assert proc.returncode == status, (args, proc.stderr)
+        assert message in _one_error_line(proc.stderr), (args, proc.stderr)
+        assert not out.exists()
+
+
+def test_internal_error_in_a_subprocess_has_no_traceback(files, tmp_path):
+    code = ("import sys, sdcrisk.attacks as a\n"
+            "def broken(x, y, known, v, rng):\n    raise ZeroDivisionError('inside the attack')\n"
+            "a.ATTACKS['DBRL'] = broken\n"
+            "from sdcrisk.cli import main\n"
+            f"sys.exit(main(['assess', {str(files / 'original.csv')!r}, {str(files / 'light.csv')!r}, "
+            f"'--attacks', 'DBRL', '--out', {str(tmp_path / 'rep')!r}, '--quiet']))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == EXIT_INTERNAL, proc.stderr
+    line = _one_error_line(proc.stderr)
+    assert "internal error ZeroDivisionError: inside the attack at " in line
+    assert not (tmp_path / "rep").exists()
+    debug = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                           env={**os.environ, "SDCRISK_DEBUG": "1"})
+    assert "Traceback" in debug.stderr and debug.returncode == EXIT_INTERNAL
+
+
+def test_ctrl_c_during_the_attacks_exits_130_at_once(tmp_path):
+    """A real SIGINT while attacks run: one line, status 130 within seconds, no report."""
+    x = _original(4000, seed=5)
+    x.to_csv(tmp_path / "o.csv", index=False)
+    _masked(x, 0.5).to_csv(tmp_path / "m.csv", index=False)
+    out = tmp_path / "rep"
+    proc = subprocess.Popen([sys.executable, "-m", "sdcrisk.cli", "assess", str(tmp_path / "o.csv"),
+                             str(tmp_path / "m.csv"), "--scenarios", "1..all", "--out", str(out)],
+                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    lines = []
+    for line in proc.stderr:  # wait until the attacks run
+        lines.append(line)
+        if "attack(s) on" in line:
+            break
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    t0 = time.perf_counter()
+    try:
+        _, rest = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == EXIT_INTERRUPTED, "".join(lines) + rest
+    assert time.perf_counter() - t0 < 5.0
+    assert rest.strip().splitlines()[-1] == "sdcrisk assess: error: interrupted; no report written"
+    assert "Traceback" not in rest and not out.exists()
+
+
+# ----------------------------------------------------------------------------- sdcrisk.assess
+def test_help_shows_the_real_signature_and_docstring():
+    sig = inspect.signature(sdcrisk.assess)
+    assert {"original", "masked", "id", "known", "scenarios", "attacks", "seed"} <= set(sig.parameters)
+    assert sdcrisk.assess is assessment.assess
+    assert sdcrisk.assess.__doc__ == assessment.assess.__doc__
+    import pydoc
+
+    assert "id=None" in pydoc.render_doc(sdcrisk.assess).replace("id: 'str | None' = None", "id=None")
+    assert "assess" in dir(sdcrisk)
+
+
+def test_import_stays_light():
+    code = ("import sys, time\nt = time.perf_counter()\nimport sdcrisk\nt = time.perf_counter() - t\n"
+            "heavy = [m for m in ('numpy', 'pandas', 'numba', 'scipy', 'matplotlib') if m in sys.modules]\n"
+            "print(heavy, t)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    heavy, seconds = proc.stdout.split("] ")
+    assert heavy == "[" and float(seconds) < 0.5

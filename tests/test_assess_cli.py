@@ -76,6 +76,7 @@ def test_gate_exits_3_after_writing_the_report(files, tmp_path, capsys):
     assert len(gate) == 1 and "light.csv" in gate[0] and top["light.csv"]["worst_attack"] in gate[0]
     assert gate[0].startswith("sdcrisk assess: risk gate: ") and "above --max-risk 50" in gate[0]
     assert doc["gate"] == [gate[0].split("risk gate: ", 1)[1]] and doc["meta"]["max_risk"] == 50.0
+    assert doc["meta"]["command"].startswith("sdcrisk assess ") and doc["meta"]["command"].endswith("--max-risk 50")
 
 
 def test_gate_passes_at_or_above_the_highest_risk(files, tmp_path, capsys):
@@ -237,6 +238,21 @@ def test_keyboard_interrupt_is_one_line_exit_130(files, tmp_path, capsys, monkey
     assert status == EXIT_INTERRUPTED == 130
     assert _one_error_line(capsys.readouterr().err) == "sdcrisk assess: error: interrupted; no report written"
     assert not (tmp_path / "rep").exists()
+
+
+def test_keyboard_interrupt_while_writing_leaves_no_report(files, tmp_path, capsys, monkeypatch):
+    import sdcrisk.report as report
+
+    def interrupted(results, out_dir, meta):
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "write_report", interrupted)
+    out = tmp_path / "rep"
+    status = main(["assess", str(files / "original.csv"), str(files / "heavy.csv"), "--attacks", "DBRL",
+                   "--out", str(out), "--quiet"])
+    assert status == EXIT_INTERRUPTED and not out.exists()
+    assert _one_error_line(capsys.readouterr().err) == "sdcrisk assess: error: interrupted; no report written"
 
 
 def test_usage_errors_are_one_line(capsys):

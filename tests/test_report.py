@@ -326,3 +326,11 @@ def test_report_of_results_without_the_new_columns_still_renders(tmp_path):
     doc = json.loads((tmp_path / "report.json").read_text())
     assert all(row["low"] is None for row in doc["results"])
     assert doc["blocking"] == {} and "Blocking" not in (tmp_path / "report.md").read_text()
+
+
+def test_missing_numbers_in_meta_are_null_in_json(tmp_path):
+    meta = {"blocking": {"keys": ["k"], "blocks": np.int64(3), "unique_share": math.nan}, "max_risk": None}
+    report.write_report(results(1), tmp_path, meta)
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert doc["blocking"] == {"keys": ["k"], "blocks": 3, "unique_share": None}
+    assert "3 blocks" in (tmp_path / "report.md").read_text()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import signal
 import sys
 import tempfile
@@ -213,7 +214,7 @@ def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
     warned = [f"{path}: {w}" for path, t in zip(args.masked, tables) for w in t.attrs.get("warnings", [])]
     blocking = {path: t.attrs["blocking"] for path, t in zip(args.masked, tables) if t.attrs.get("blocking")}
     meta = {"original": args.original, "masked": args.masked, "pairing": tables[0].attrs.get("pairing", ""),
-            "warnings": warned, "seed": args.seed, "command": "sdcrisk assess " + " ".join(sys.argv[2:]),
+            "warnings": warned, "seed": args.seed, "command": shlex.join(["sdcrisk", *args.argv]),
             "blocking": blocking, "max_risk": limit}
     restore_sigint()  # from here Ctrl-C is a KeyboardInterrupt: the writer removes its temporary files
     out = Path(args.out)
@@ -252,7 +253,9 @@ def check_config_command(args) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = _parser().parse_args(argv)
+    args.argv = argv
     if args.command == "assess":
         return assess_command(args)
     if args.command == "check-config":

@@ -226,7 +226,8 @@ def blocking_text(meta: dict) -> list[str]:
     for label, b in _blocking_items(meta):
         share = b.get("unique_share", math.nan)
         lines.append((f"{label}: " if label else "")
-                     + f"blocking keys {', '.join(map(str, b['keys']))} (categorical attributes released unchanged): "
+                     + f"blocking keys {', '.join(map(str, b['keys']))} (categorical attributes released unchanged; "
+                     "an intruder who knows them attacks within blocks of equal keys): "
                      + f"{b.get('blocks', '?')} blocks; "
                      + (f"{share:.2f} % of the records are unique on the keys alone (found without any attack)"
                         if isinstance(share, (int, float)) and np.isfinite(share) else ""))
@@ -467,6 +468,19 @@ def _meta(meta: dict) -> dict:
             **meta}
 
 
+def _plain(value):
+    """``value`` with NaN as None and numpy scalars as Python numbers, recursively (for JSON)."""
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
 def _records(df: pd.DataFrame) -> list[dict]:
     """Rows as JSON-ready dicts: NaN / NA as null, numpy scalars as Python numbers."""
     return json.loads(df.astype(object).where(df.notna(), None).to_json(orient="records"))
@@ -497,8 +511,8 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict) 
     if meta.get("max_risk") is not None:
         failed = over_limit(results, float(meta["max_risk"]))
         gate = failed or [f"every attack at or below --max-risk {float(meta['max_risk']):g} %"]
-    doc = {"meta": info, "units": UNITS_TEXT, "headline_text": sentence, "headline": _records(top),
-           "intruder": dict(intruder), "blocking": meta.get("blocking") or {}, "gate": gate,
+    doc = {"meta": _plain(info), "units": UNITS_TEXT, "headline_text": sentence, "headline": _records(top),
+           "intruder": dict(intruder), "blocking": _plain(meta.get("blocking") or {}), "gate": gate,
            "results": _records(results[[*RESULT_COLUMNS, "masked", *[c for c in results.columns
                                                                      if c not in RESULT_COLUMNS + ["masked"]]]])}
     pairing = meta.get("pairing", "")

@@ -175,6 +175,14 @@ def test_duplicate_header_names_are_refused(kind, tmp_path, capsys):
     assert not (tmp_path / "rep").exists()
 
 
+def test_a_missing_later_file_stops_before_any_attack(files, tmp_path, capsys, monkeypatch):
+    _no_attack(monkeypatch)
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), str(tmp_path / "gone.csv"),
+                   "--out", str(tmp_path / "rep")])
+    line = _one_error_line(capsys.readouterr().err)
+    assert status == EXIT_INPUT and line.endswith("gone.csv: no such file")
+
+
 def test_names_that_only_look_renamed_are_kept(tmp_path):
     f = tmp_path / "ok.csv"
     f.write_text("a,a.1,b\n1,2,3\n4,5,6\n")

@@ -192,11 +192,15 @@ def assess_command(args) -> int:
 
 
 def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
-    from .assessment import AssessError, assess, read_file
+    from .assessment import READERS, AssessError, assess, read_file
     from .report import over_limit, summary_text, write_report
 
     extra = {"categorical": _split(args.categorical)} if args.categorical else {}
     try:
+        for path in [args.original, *args.masked]:  # a missing, empty or unknown file before any attack
+            p = Path(path)
+            if p.suffix.lower() not in READERS or not p.is_file() or p.stat().st_size == 0:
+                read_file(p)  # raises its one-line message without reading
         original = read_file(args.original)
         tables = []
         for path in args.masked:

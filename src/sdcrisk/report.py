@@ -59,8 +59,9 @@ INTRUDER = {
     "PRL": "knows the same; learns Fellegi-Sunter agreement weights by EM (a masked value agrees when it is the "
            "nearest to the original value) and assigns records one-to-one by total weight (Nin, Herranz & "
            "Torra 2008).",
-    "PRL-graded": "knows the same; PRL with graded agreement (how close a masked value is, not only whether it "
-                  "is the nearest; categorical attributes by agreement), weights by EM, one-to-one assignment.",
+    "PRL-graded": "knows the same; compares each pair on graded levels (equal, then rank distance within "
+                  "0.1, 1, 5 or 20 % of the records; categorical attributes equal or not), learns Fellegi-Sunter "
+                  "weights of the levels by EM and assigns records one-to-one (the project's extension of PRL).",
     "RS-RL(p<=20%)": "knows the same and that the file was rank-swapped with p at most 20 %; keeps the masked "
                      "records within 20 % of the ranks of every known value and takes the nearest among them "
                      "(Nin, Herranz & Torra 2008).",

@@ -53,7 +53,7 @@ PARAMETERS = {"p": ("Swap range p", "% of n"), "buckets": ("Number of buckets", 
               "a": ("Noise level a", "noise sd / attribute sd"),
               ("correlated_noise", "a"): ("Noise level a", "noise covariance / data covariance"),
               "b": ("Noise level b", "noise factor uniform on [1-b, 1+b]")}
-_IL = ("IL", "IL1", "IL2", "IL3", "IL4", "IL5")
+_IL = ("IL", "IL1", "IL2", "IL3", "IL4", "IL5", "IL1s", "IL-s")
 #: Every measure (:mod:`sdcrisk.measures.units` declares its unit) in the plain words of an axis.
 #: Risks as the papers define them (Nin, Herranz & Torra 2007 §3; 2008 rank swapping §5; 2008
 #: multivariate microaggregation §4): the % of records a linkage re-identifies. Kept here, not in
@@ -64,6 +64,7 @@ MEASURES = {**{m: f"Records linked by {m}" for m in units.ATTACK_PERCENT},
             "RSLD": "Disclosure risk by RS-RL, RSLD", "ProLD_PCP": "Disclosure risk by projected RL on PCP",
             "ProLD_Zscore": "Disclosure risk by projected RL on z-scores", "ID": "Interval disclosure ID",
             "DR_RSLD": "Disclosure risk DR with RSLD", "true_support_pct": "Records whose true match keeps support",
+            "IL-cat": "Categorical values changed",
             **{m: f"Information loss {m}" for m in _IL},
             **{m: f"{m.replace('_RSLD', ' with RSLD')}, mean of IL and DR" for m in units.UNBOUNDED_PERCENT - set(_IL)},
             "DBRL_count": "Records linked by DBRL", "LLD_count": "Records linked by L-RL",

@@ -13,10 +13,10 @@ import math
 import pandas as pd
 
 ATTACK_PERCENT = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "RS-RL(p<=20%)", "L-RL(MA)", "Pro-RL-PCP",
-                  "Pro-RL-Zscore", "GDBRL")
+                  "Pro-RL-Zscore", "GDBRL", "PRL-graded")
 PERCENT = frozenset(ATTACK_PERCENT + ("DLD", "PLD", "LLD", "RSLD", "RSRL_pct", "ProLD_PCP", "ProLD_Zscore",
-                                      "ID", "DR_RSLD", "true_support_pct"))
-UNBOUNDED_PERCENT = frozenset(("IL", "IL1", "IL2", "IL3", "IL4", "IL5", "Score", "Score1", "Score2", "ScoreNew",
+                                      "ID", "DR_RSLD", "true_support_pct", "IL-cat"))
+UNBOUNDED_PERCENT = frozenset(("IL", "IL1", "IL2", "IL3", "IL4", "IL5", "IL1s", "IL-s", "Score", "Score1", "Score2", "ScoreNew",
                                "ScoreMax", "Score_RSLD"))
 COUNTS = frozenset(("DBRL_count", "LLD_count", "RSRL_annotated_union_count", "RSRL_annotated_union_half_count"))
 BITS = frozenset(("nonspecificity", "pignistic_entropy"))

@@ -11,9 +11,10 @@ solvers. Exact: scipy's ``linear_sum_assignment`` on the dense matrix (2 x 8 n^2
     python benchmarks/bench_gdbrl_gap.py --part gap --sizes 10000 20000
     python benchmarks/bench_gdbrl_gap.py --part completion --sizes 100000
     python benchmarks/bench_gdbrl_gap.py --part draws --sizes 1080 10000
+    python benchmarks/bench_gdbrl_gap.py --part overhead --sizes 100000   # the nearest-record attacks
 
-Each part appends its rows (markdown) to benchmarks/results/gdbrl_gap.md's raw log,
-benchmarks/out/gdbrl_gap.log.
+Each part prints markdown rows and appends them to benchmarks/out/gdbrl_gap.log; the tables of
+benchmarks/results/gdbrl_gap.md are made of them.
 """
 
 from __future__ import annotations
@@ -111,9 +112,28 @@ def part_draws(n: int, kinds) -> None:
             f"| {d.min():.2f}-{d.max():.2f} % | {100 * res.credit.mean():.3f} % | {res.info['tied_records']:,} |")
 
 
+def part_overhead(n: int, kinds) -> None:
+    """Seconds of each exact-tie attack without and with ``truth`` (the tie count), best of 2."""
+    from sdcrisk.attacks import ATTACKS, run_attack
+
+    for kind in kinds:
+        x, y, truth = files(kind, n)
+        for name in ("DBRL", "RBRL-Sum", "RBRL-Max", "RS-RL(p<=20%)", "L-RL(MA)"):
+            secs = []
+            for t in (None, truth):
+                best = np.inf
+                for _ in range(2):
+                    t0 = time.perf_counter()
+                    res = run_attack(name, x, y, np.arange(M), 2, np.random.default_rng(0), truth=t)
+                    best = min(best, time.perf_counter() - t0)
+                secs.append(best)
+            say(f"| {n:,} | {kind} | {name} | {secs[0]:.2f} s | {secs[1]:.2f} s | {res.info['tied_records']:,} "
+                f"| {100 * np.mean(res.links == truth):.3f} % | {100 * res.credit.mean():.3f} % |")
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", choices=["gap", "completion", "draws"], required=True)
+    ap.add_argument("--part", choices=["gap", "completion", "draws", "overhead"], required=True)
     ap.add_argument("--sizes", type=int, nargs="+", required=True)
     ap.add_argument("--kinds", nargs="+", default=["rank swap", "MDAV k=3"])
     ap.add_argument("--candidates", type=int, nargs="+", default=[CANDIDATES])
@@ -124,8 +144,10 @@ def main(argv=None) -> None:
             part_gap(n, args.kinds, args.candidates)
         elif args.part == "completion":
             part_completion(n, args.kinds)
-        else:
+        elif args.part == "draws":
             part_draws(n, args.kinds)
+        else:
+            part_overhead(n, args.kinds)
 
 
 if __name__ == "__main__":

@@ -219,3 +219,14 @@ def test_sparse_gdbrl_is_marked_as_a_lower_bound():
     x, y = _files("rounded")
     assert gdbrl(x, y, known=KNOWN, method="sparse").info["lower_bound"] is True
     assert "lower_bound" not in gdbrl(x, y, known=KNOWN, method="exact").info
+
+
+def test_gdbrl_without_identical_records_draws_once():
+    rng = np.random.default_rng(8)
+    x = rng.normal(size=(N, M))
+    y = x + 0.5 * rng.normal(size=x.shape)
+    truth = np.arange(N)
+    res = gdbrl(x, y, known=KNOWN, rng=np.random.default_rng(1), truth=truth)
+    assert res.info["draws"] == [int((res.links == truth).sum())]
+    np.testing.assert_array_equal(res.credit, (res.links == truth).astype(float))
+    assert len(gdbrl(x, np.round(y), known=KNOWN, rng=np.random.default_rng(1), truth=truth).info["draws"]) > 1

@@ -28,10 +28,12 @@ and ``docs/benchmarks.md``). ``"auto"`` takes the exact solver up to :data:`EXAC
 The sparse solver is not exact: maximising the number of links on the candidate graph first forces
 some costly candidate edges, and the optimum may use edges outside the graph. Measured against
 scipy's exact solver on synthetic files (``benchmarks/bench_gdbrl_gap.py``,
-``benchmarks/results/gdbrl_gap.md``) its total distance was 0.9-3.9 % above the optimum with 10
-candidates and its correct links up to 3.3 points fewer on rank-swapped files (within 0.4 points on
-MDAV k = 3 files); its result carries ``info["lower_bound"] = True``: the attack's success is
-at least what it reports, up to that gap.
+``benchmarks/results/gdbrl_gap.md``, 10^4 and 2 x 10^4 records) its total distance with 10
+candidates was 3.8 % above the optimum on rank-swapped files and 0.9-1.0 % on MDAV k = 3 files, and
+it linked 2.9-3.3 points fewer records correctly on the former (0.1-1.1 on the latter); more
+candidates narrow the gap (40: 0.9 % and under 0.05 %, 1.2-1.3 and 0.2 points) without closing it.
+Its result therefore carries ``info["lower_bound"] = True``: the exact optimum would likely link
+more records than it reports.
 
 Ties (``truth=``): several one-to-one assignments can share the minimum total distance (identical
 masked records, as after microaggregation), and which one a solver returns depends on the record
@@ -39,10 +41,13 @@ order. With the true links given, :func:`gdbrl` solves :data:`TIE_DRAWS` times, 
 masked records in a random order (the first the order of ``rng.permutation``, which gives the
 reported links; the others seeded by ``rng.integers``, so the result is a function of ``rng``), and
 ``credit[i]`` is the share of the draws that link ``i`` correctly; ``info["draws"]`` lists the
-correct links of each draw. This estimates the expected credit when ties are broken at random (not
+correct links of each draw (one draw only when neither file holds two identical records: the
+minimum total distance is then reached by one assignment, barring exact coincidences of sums of
+real distances). This estimates the expected credit when ties are broken at random (not
 exactly: a solver's choice on a random order need not be uniform over the optimal assignments, and
-counting them is #P-hard). Each draw costs one solve: 1.9 s (MDAV k = 3) to 13 s (rank swap) with
-the exact solver at 10,000 records, under a second with the sparse solver at 10,000 to 20,000.
+counting them is #P-hard). Each draw costs one solve: at 10,000 records 2-3 s with the exact
+solver on an MDAV k = 3 file (ten draws, 29 s), 13-21 s on a rank-swapped one (no identical
+records: one draw); the sparse solver 0.2-2 s at 10,000-20,000 records and 10 s at 100,000.
 """
 
 from __future__ import annotations
@@ -80,13 +85,14 @@ def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardis
     EIA under MDAV v = 3, k = 5 79.3 % or 70.7 % correct depending on its orientation).
 
     ``truth`` (the true masked record of each original record) adds ``credit``, the share of
-    ``draws`` (default :data:`TIE_DRAWS`) solves on random orders that link each record correctly,
+    ``draws`` (default :data:`TIE_DRAWS`; 1 without identical records) solves on random orders that
+    link each record correctly,
     and ``info["draws"]``, the correct links of each (module docstring, "Ties")."""
     if rng is None:
         rng = np.random.Generator(np.random.PCG64(0))
     elif not isinstance(rng, np.random.Generator):
         raise ValueError(f"rng must be a numpy.random.Generator or None, got {type(rng).__name__}")
-    x, y = prepare(original, masked, known)
+    x, y = prepare(original, masked, known, allow_constant=standardise == "none" and metric == "euclidean")
     perm = rng.permutation(y.shape[0])
     res = _gdbrl(x, y[perm], metric, standardise, cost, method, candidates, approx)
     res.links = np.where(res.links >= 0, perm[np.maximum(res.links, 0)], -1)
@@ -99,6 +105,8 @@ def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardis
     tally = tally.astype(np.int64)
     varied = np.zeros(x.shape[0], dtype=bool)
     draws = TIE_DRAWS if draws is None else check_int("draws", draws, 1)
+    if not (_has_duplicates(x) or _has_duplicates(y)):
+        draws = 1  # no two identical records: one optimal assignment (real-valued distances)
     for seed in rng.integers(0, 2**63 - 1, size=draws - 1):
         p = np.random.Generator(np.random.PCG64(int(seed))).permutation(y.shape[0])
         links = _gdbrl(x, y[p], metric, standardise, cost, method, candidates, approx).links
@@ -110,6 +118,11 @@ def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardis
     res.credit = tally / draws
     res.info.update(ties="random draws", draws=counts, tied_records=int(varied.sum()))
     return res
+
+
+def _has_duplicates(z: np.ndarray) -> bool:
+    """Whether two rows of ``z`` are equal."""
+    return z.shape[0] > 1 and np.unique(z, axis=0).shape[0] < z.shape[0]
 
 
 def _gdbrl(x, y, metric, standardise, cost, method, candidates, approx) -> LinkResult:

@@ -44,7 +44,7 @@ def test_result_is_tidy_with_every_attack_and_in_range(pair):
     assert list(res.columns) == COLUMNS
     risk = res[res.kind == "disclosure risk"]
     assert list(risk.measure) == list(DEFAULT_ATTACKS)
-    assert set(res[res.kind == "information loss"].measure) == {"IL", "IL1", "IL2", "IL3", "IL4", "IL5"}
+    assert set(res[res.kind == "information loss"].measure) == {"IL", "IL1", "IL2", "IL3", "IL4", "IL5", "IL1s", "IL-s"}
     assert range_violations(res, "percent").empty
     links = risk[risk.measure != "ID"]
     assert (links.percent == 100 * links.linked.astype(float) / links.n).all()
@@ -187,7 +187,7 @@ BAD_INPUTS = {
     "NaN in original": ("a,b,c\n1,2,3\n4,,7\n2,9,1\n", GOOD, [], "original.csv: column 'b' has 1 missing or non-finite value(s) (first in record 2)"),
     "NaN in masked": (GOOD, "a,b,c\n1,2,3\n4,5,7\n2,9,nan\n", [], "masked.csv: column 'c' has 1 missing or non-finite value(s) (first in record 3)"),
     "infinite value": (GOOD, "a,b,c\n1,2,3\n4,5,inf\n2,9,1\n", [], "masked.csv: column 'c' has 1 missing or non-finite value(s)"),
-    "non-numeric column": ("a,b,c\n1,2,3\n4,x,7\n2,9,1\n", GOOD, [], "original.csv: column 'b' is not numeric (e.g. 'x' in record 2)"),
+    "unknown categorical attribute": (GOOD, GOOD, ["--categorical", "zz"], "categorical: ['zz'] not among the attribute columns"),
     "constant column": ("a,b,c\n1,2,3\n4,2,7\n2,2,1\n", GOOD, [], "original.csv: column 'b' is constant"),
     "empty file": ("", GOOD, [], "original.csv: the file is empty"),
     "header only": (GOOD, "a,b,c\n", [], "masked.csv: has a header but no records"),

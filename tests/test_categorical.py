@@ -166,3 +166,12 @@ def test_mixed_example_end_to_end_through_the_command(tmp_path):
     assert ((risk.low <= risk.percent) & (risk.percent <= risk.high)).all()
     swap = risk[risk.masked.str.contains("rankswap")].set_index("measure")
     assert swap.loc["PRL-graded", "percent"] > swap.loc["PRL", "percent"]
+
+
+def test_a_stray_text_value_in_a_numeric_column_is_warned_about():
+    x, y = _mixed(n=50)
+    x["rent"] = x["rent"].astype(object)
+    x.loc[3, "rent"] = "n/a"
+    res = sdcrisk.assess(x, y, attacks=["DBRL"], information_loss=False)
+    assert any("'rent' is mostly numbers" in w and "record 4" in w for w in res.attrs["warnings"])
+    assert "rent" in res.attrs["categorical"]

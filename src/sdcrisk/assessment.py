@@ -295,6 +295,9 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
     if not cols:
         raise AssessError(f"{no}: no attribute columns besides identifiers")
     cats = split_columns(original, cols, categorical)
+    for c in cats:
+        if c not in (categorical or []):
+            warned.extend(_stray_text(original, no, c) + _stray_text(masked, nm, c))
     nums = [c for c in cols if c not in cats]
     x = _numeric(original, no, nums, allow_constant=False)
     y = _numeric(masked, nm, nums, allow_constant=True)
@@ -304,6 +307,19 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
         cx[:, j], cy[:, j] = codes(original[c], masked[c])
     keys = [c for j, c in enumerate(cats) if np.array_equal(cx[:, j], cy[:, j])]
     return Pair(x, y, cx, cy, cols, nums, cats, keys, pairing, warned)
+
+
+def _stray_text(table: pd.DataFrame, name: str, column: str) -> list[str]:
+    """A warning when a column taken as categorical for its text is mostly numbers (a typo?)."""
+    col = table[column]
+    numbers = pd.to_numeric(col, errors="coerce")
+    text = numbers.isna() & col.notna()
+    if not text.any() or numbers.notna().mean() < 0.5:
+        return []
+    k = int(np.flatnonzero(text.to_numpy())[0])
+    return [f"{name}: column {column!r} is mostly numbers but has {int(text.sum())} text value(s) (e.g. "
+            f"{_show(col.iloc[k])} in record {k + 1}): it is treated as categorical; correct the value(s) if it is "
+            "numeric"]
 
 
 # ----------------------------------------------------------------------------- scenarios and attacks

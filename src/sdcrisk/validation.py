@@ -14,9 +14,10 @@ import numpy as np
 MAX_ABS = 1e150  # / sqrt(m): the largest magnitude whose squares, summed over m attributes, stay finite
 
 
-def as_data_matrix(data, name: str = "data") -> np.ndarray:
+def as_data_matrix(data, name: str = "data", *, allow_constant: bool = False) -> np.ndarray:
     """Return ``data`` as a 2-D float64 array, rejecting non-numeric, NaN, constant and
-    overflowing (|x| > MAX_ABS / sqrt(m)) columns.
+    overflowing (|x| > MAX_ABS / sqrt(m)) columns (constant ones allowed with ``allow_constant``:
+    for a caller that does not standardise).
 
     ``data`` may be a numpy array or a pandas DataFrame; column names, when present, are used
     in the error messages.
@@ -38,7 +39,7 @@ def as_data_matrix(data, name: str = "data") -> np.ndarray:
         raise ValueError(f"{name}: column {label(j)} contains NaN or infinite values; expected finite numbers")
     check_magnitude(x, name, columns)
     constant = np.all(x == x[0], axis=0)
-    if constant.any():
+    if constant.any() and not allow_constant:
         j = int(np.flatnonzero(constant)[0])
         raise ValueError(f"{name}: column {label(j)} is constant; every attribute must vary")
     return x

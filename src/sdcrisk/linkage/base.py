@@ -129,13 +129,15 @@ def check_truth(truth, n_original: int, n_masked: int) -> np.ndarray:
     return t
 
 
-def prepare(original, masked, known=None) -> tuple[np.ndarray, np.ndarray]:
+def prepare(original, masked, known=None, *, allow_constant: bool = False) -> tuple[np.ndarray, np.ndarray]:
     """Check both files and return their ``known`` columns as float64 arrays.
 
     Constant masked columns are allowed (a microaggregated block may be constant for large k):
-    only the original file is checked for constant columns.
+    only the original file is checked for constant columns, which standardisation cannot scale
+    (``allow_constant``: a caller that does not standardise, e.g. on the mixed distance's
+    one-hot columns of :mod:`sdcrisk.categorical`).
     """
-    x = as_data_matrix(original, "original")
+    x = as_data_matrix(original, "original", allow_constant=allow_constant)
     y = np.asarray(masked, dtype=np.float64)
     if y.shape != x.shape:
         raise ValueError(f"masked: shape {y.shape} differs from the original's {x.shape}")

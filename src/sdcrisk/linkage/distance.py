@@ -201,7 +201,7 @@ def dbrl(original, masked, known=None, metric: str = "euclidean", standardise: s
     credit under uniform random tie-breaking (module docstring, "Ties").
     """
     _check_method(method)
-    x, y = prepare(original, masked, known)
+    x, y = prepare(original, masked, known, allow_constant=standardise == "none" and metric == "euclidean")
     xs, ys = _prepared(x, y, metric, standardise)
     if truth is None:
         links, d2 = nearest(xs, ys, block=block, method=method)

@@ -453,8 +453,8 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None) -> dict
         if keys:
             out = blocked(attack, xm, ym, truth, bx, by)
             info = out.info[0] if out.info else {}
-            info = {**info, "converged": all(i.get("converged", True) for i in out.info),
-                    "iterations": max((i.get("iterations", 0) for i in out.info), default=0),
+            failed = sum(i.get("converged") is False for i in out.info)
+            info = {**info, "converged": not failed, "unconverged_blocks": (failed, len(out.info)),
                     "tied_records": sum(i.get("tied_records", 0) for i in out.info),
                     "lower_bound": any(i.get("lower_bound", False) for i in out.info)}
             notes.insert(0, f"within {blocks['blocks']} blocks of equal {', '.join(keys)}")
@@ -482,7 +482,10 @@ def _finish(row, name, info, credit, draws, guessed, n, notes, prl_candidates, t
     tied = info.get("tied_records")
     if tied:
         notes.append(f"{tied} record(s) tie: counted 1/t each among t equally close")
-    if info.get("converged") is False:
+    failed, attacked = info.get("unconverged_blocks", (0, 0))
+    if failed:
+        notes.append(f"EM did not converge in {failed} of the {attacked} blocks attacked; their weights may be unreliable")
+    elif info.get("converged") is False:
         notes.append(f"EM did not converge in {info.get('iterations')} iterations; the weights may be unreliable")
     if info.get("lower_bound"):
         notes.append("approximate assignment: a lower bound (docs/assess.md, Ties)")

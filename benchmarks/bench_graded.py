@@ -185,7 +185,7 @@ def main() -> None:
                      "percent": round(res.percent_correct, 2), "peak_mb": round(max(peak_mb(), base), 0),
                      "pairs": res.info["pairs"], "note": f"EM {res.info['iterations']} it., converged "
                                                          f"{res.info['converged']}"}
-            print(row_g, flush=True)
+            print(row_g, res.info["seconds"], flush=True)
             if n <= args.splink_max:
                 status, t_s, pct, mb, extra = run_splink(x, y, args.splink_timeout)
                 row_s = {"n": n, "masking": masking, "tool": f"splink {splink.__version__} (DuckDB)", "status": status,

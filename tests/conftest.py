@@ -62,7 +62,9 @@ SLOW_TESTS = {"test_toy_method_and_dataset_through_the_dag", "test_readme_extens
               "test_bad_input_gets_a_message_and_no_report", "test_unreadable_files_are_named",
               "test_command_errors_have_no_traceback", "test_internal_error_in_a_subprocess_has_no_traceback",
               "test_ctrl_c_during_the_attacks_exits_130_at_once",
-              "test_mixed_example_files", "test_mixed_example_end_to_end_through_the_command"}
+              "test_mixed_example_files", "test_mixed_example_end_to_end_through_the_command",
+              "test_workflow_with_the_local_profile_matches_the_command",
+              "test_workflow_on_the_slurm_cluster_matches_the_command"}
 #: fixtures that read the reference data
 DATA_FIXTURES = {"census", "eia"}
 

@@ -71,6 +71,10 @@ def _parser() -> argparse.ArgumentParser:
                    help="after writing the report, exit with status 3 when an attack's point estimate of the "
                         "percent of records correctly linked exceeds P (0-100; ID not counted)")
     a.add_argument("--seed", type=int, default=0, help="seed of the attacks' record order and tie breaks (default 0)")
+    a.add_argument("--no-timings", action="store_true",
+                   help="leave the clock out of the report (each attack's seconds, the creation time): the same "
+                        "files and options then give the same bytes, also through workflow/assess.smk "
+                        "(docs/cluster.md)")
     a.add_argument("--quiet", action="store_true", help="no progress messages")
     c = sub.add_parser("check-config", help="check config files as the workflow reads them; print the compute estimate",
                        description="Layer each CONFIGFILE on the reference config, as `snakemake --configfile "
@@ -191,6 +195,17 @@ def assess_command(args) -> int:
             signal.signal(signal.SIGINT, previous)
 
 
+def report_meta(original: str, masked: list[str], tables: list, seed: int, argv: list[str],
+                max_risk: float | None) -> dict:
+    """The report's ``meta`` from :func:`sdcrisk.assessment.assess`'s tables, one per masked file
+    (their ``attrs``): also used by the cluster workflow's gather step (:mod:`sdcrisk.assess_jobs`)."""
+    warned = [f"{path}: {w}" for path, t in zip(masked, tables) for w in t.attrs.get("warnings", [])]
+    blocking = {path: t.attrs["blocking"] for path, t in zip(masked, tables) if t.attrs.get("blocking")}
+    return {"original": original, "masked": list(masked), "pairing": tables[0].attrs.get("pairing", ""),
+            "warnings": warned, "seed": seed, "command": shlex.join(["sdcrisk", *argv]),
+            "blocking": blocking, "max_risk": max_risk}
+
+
 def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
     from .assessment import READERS, AssessError, assess, read_file
     from .report import over_limit, summary_text, write_report
@@ -215,16 +230,13 @@ def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
     import pandas as pd
 
     results = pd.concat(tables, ignore_index=True)
-    warned = [f"{path}: {w}" for path, t in zip(args.masked, tables) for w in t.attrs.get("warnings", [])]
-    blocking = {path: t.attrs["blocking"] for path, t in zip(args.masked, tables) if t.attrs.get("blocking")}
-    meta = {"original": args.original, "masked": args.masked, "pairing": tables[0].attrs.get("pairing", ""),
-            "warnings": warned, "seed": args.seed, "command": shlex.join(["sdcrisk", *args.argv]),
-            "blocking": blocking, "max_risk": limit}
+    meta = report_meta(args.original, args.masked, tables, args.seed, args.argv, limit)
+    warned = meta["warnings"]
     restore_sigint()  # from here Ctrl-C is a KeyboardInterrupt: the writer removes its temporary files
     out = Path(args.out)
     created = not out.exists()
     try:
-        files = write_report(results, out, meta)
+        files = write_report(results, out, meta, **({"timings": False} if args.no_timings else {}))
     except OSError as exc:  # a read-only place, a full disk
         from .data import write_error
 

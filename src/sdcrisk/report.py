@@ -487,19 +487,30 @@ def _records(df: pd.DataFrame) -> list[dict]:
     return json.loads(df.astype(object).where(df.notna(), None).to_json(orient="records"))
 
 
-def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict) -> list[Path]:
+def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, *,
+                 timings: bool = True) -> list[Path]:
     """Write report.json, report.md and report.html into ``out_dir`` (created if needed). The
     files are written to a temporary directory first and moved in only when all three exist, so
     a failure leaves no partial report.
 
     ``meta``: ``original``, ``masked`` (paths), ``pairing``, ``warnings``, ``seed``, ``command`` and
     optionally ``blocking`` (``{"keys", "blocks", "unique_share"}``, or one such dict per masked
-    file) and ``max_risk`` (the gate's limit); everything in it is copied into report.json."""
+    file) and ``max_risk`` (the gate's limit); everything in it is copied into report.json.
+
+    ``timings=False`` (``sdcrisk assess --no-timings``) leaves out everything that depends on the
+    clock: the ``seconds`` column (results in report.json, the risk tables) and the creation time
+    (``meta.created``, the date line); ``meta.timings`` is then ``false``. Two runs on the same
+    files and options then write the same bytes (docs/cluster.md, "Several releases on a cluster")."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     results = _complete(results)
     info = _meta(meta)
+    if not timings:
+        info.pop("created", None)
+        info["timings"] = False
     risk, loss, top = risk_table(results), loss_table(results), headline(results)
+    if not timings:
+        risk = risk.drop(columns="seconds")
     intruder = intruder_lines(results)
     blocking, draws, sentence = blocking_text(meta), draws_text(results), headline_text(results)
     plt = _pyplot()
@@ -514,13 +525,14 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict) 
         gate = failed or [f"every attack at or below --max-risk {float(meta['max_risk']):g} %"]
     doc = {"meta": _plain(info), "units": UNITS_TEXT, "headline_text": sentence, "headline": _records(top),
            "intruder": dict(intruder), "blocking": _plain(meta.get("blocking") or {}), "gate": gate,
-           "results": _records(results[[*RESULT_COLUMNS, "masked", *[c for c in results.columns
-                                                                     if c not in RESULT_COLUMNS + ["masked"]]]])}
+           "results": _records(results[[*[c for c in RESULT_COLUMNS if timings or c != "seconds"], "masked",
+                                        *[c for c in results.columns if c not in RESULT_COLUMNS + ["masked"]]]])}
+    stamp = f"sdcrisk {__version__}, " + (f"{info['created']}, " if timings else "") + f"seed {meta.get('seed', 0)}."
     pairing = meta.get("pairing", "")
     warned = meta.get("warnings") or []
     md = ["# Disclosure risk and information loss", "",
           f"Original file: `{meta.get('original', '')}`. Records paired by {pairing}.", "",
-          f"sdcrisk {__version__}, {info['created']}, seed {meta.get('seed', 0)}.", "",
+          stamp, "",
           *[f"**Warning:** {w}\n" for w in warned],
           "## Summary", "", *([f"**{sentence}**", ""] if sentence else []),
           *[f"**Gate:** {g}\n" for g in gate],
@@ -539,7 +551,7 @@ th{{background:#eee}}td:first-child,th:first-child{{text-align:left}}img{{max-wi
 .headline{{font-size:1.15em;font-weight:bold}}</style></head><body>
 <h1>Disclosure risk and information loss</h1>
 <p>Original file: <code>{esc(str(meta.get('original', '')))}</code>. Records paired by {esc(pairing)}.</p>
-<p>sdcrisk {__version__}, {info['created']}, seed {meta.get('seed', 0)}.</p>
+<p>{esc(stamp)}</p>
 {"".join(f'<p style="color:#a00"><b>Warning:</b> {esc(w)}</p>' for w in warned)}
 <h2>Summary</h2>
 {f'<p class="headline">{esc(sentence)}</p>' if sentence else ''}

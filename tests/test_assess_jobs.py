@@ -1,0 +1,223 @@
+"""Several releases through workflow/assess.smk (sdcrisk.assess_jobs): one job per (release,
+attack) and one per release for information loss give the report of ``sdcrisk assess`` on the
+same files byte for byte (``--no-timings`` / ``timings: false``): in-process (the parts and the
+gather step without Snakemake), through Snakemake with profiles/local, and through profiles/slurm
+on a running cluster (skips with the reason otherwise). The config checks, and what
+``--no-timings`` leaves out.
+
+The tests starting Snakemake are listed as slow in ``tests/conftest.py``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from sdcrisk import assess_jobs
+from sdcrisk.assess_jobs import AssessJobsError, Plan, local_argv, plan_from_config
+from sdcrisk.cli import main
+from sdcrisk.masking import mask
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAKEFILE = ROOT / "workflow" / "assess.smk"
+COLUMNS = ["income", "rent", "tax", "savings"]
+REPORT = ("report.json", "report.md", "report.html")
+SLURM_TIMEOUT = 600  # seconds for the cluster run (22 jobs, 20 of them SLURM jobs)
+
+
+def _write_files(d: Path, categorical: bool = False) -> None:
+    """original.csv (200 records x 4, lognormal) and two releases: additive noise (a = 0.5) and
+    rank swapping (p = 10); with ``categorical`` an id column and a region code kept unchanged
+    (a blocking key), the releases' records shuffled."""
+    rng = np.random.Generator(np.random.PCG64(20261125))
+    x = rng.lognormal(mean=3.0, size=(200, 4))
+    releases = {"noise.csv": mask("additive_noise", x, np.random.Generator(np.random.PCG64(1)), a=0.5),
+                "swap.csv": mask("rankswap", x, np.random.Generator(np.random.PCG64(2)), p=10)}
+    original = pd.DataFrame(x, columns=COLUMNS)
+    extra = {}
+    if categorical:
+        extra = {"pid": np.arange(1000, 1200), "region": rng.integers(0, 4, size=200)}
+    d.mkdir(parents=True, exist_ok=True)
+    original.assign(**extra).to_csv(d / "original.csv", index=False)
+    for k, (name, y) in enumerate(releases.items()):
+        t = pd.DataFrame(y, columns=COLUMNS).assign(**extra)
+        if categorical:
+            t = t.sample(frac=1.0, random_state=np.random.RandomState(k)).reset_index(drop=True)
+        t.to_csv(d / name, index=False)
+
+
+def _config(**extra) -> dict:
+    return {"original": "original.csv", "releases": ["noise.csv", "swap.csv"], "timings": False,
+            "out": "report", **extra}
+
+
+def _local_report(d: Path, plan: Plan, monkeypatch) -> None:
+    """``sdcrisk assess`` in-process in ``d`` with the command the plan names."""
+    monkeypatch.chdir(d)
+    assert main(local_argv(plan)) == 0
+
+
+def _same_reports(a: Path, b: Path) -> None:
+    for name in REPORT:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), f"{name} differs"
+
+
+@pytest.mark.parametrize("extra", [{"scenarios": "1..all"},
+                                   {"id": "pid", "categorical": ["region"], "attacks": "DBRL,PRL,GDBRL,ID",
+                                    "seed": 3, "max_risk": 95}],
+                         ids=["scenarios", "id-categorical"])
+def test_parts_gathered_in_process_give_the_local_report(tmp_path, monkeypatch, capsys, extra):
+    categorical = "categorical" in extra
+    local, jobs = tmp_path / "local", tmp_path / "jobs"
+    _write_files(local, categorical)
+    _write_files(jobs, categorical)
+    plan = plan_from_config(_config(**extra))
+    _local_report(local, plan, monkeypatch)
+    monkeypatch.chdir(jobs)
+    for i, release in enumerate(plan.releases):
+        for attack in plan.attacks:
+            assess_jobs.attack_part(plan.original, release, attack, plan.settings, plan.part(i, attack))
+        assess_jobs.loss_part(plan.original, release, plan.settings, plan.part(i, None))
+    assess_jobs.write(Plan.from_json(plan.to_json()))
+    _same_reports(local / "report", jobs / "report")
+    doc = json.loads((jobs / "report" / "report.json").read_text())
+    assert doc["meta"]["command"] == "sdcrisk " + " ".join(local_argv(plan))
+    assert len(doc["results"]) == 2 * (len(plan.attacks) * (4 if not categorical else 1) + 8 + categorical)
+    if categorical:
+        assert doc["blocking"]["noise.csv"]["keys"] == ["region"] and doc["gate"]
+
+
+def test_no_timings_leaves_the_clock_out(tmp_path, monkeypatch):
+    _write_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    assert main(["assess", "original.csv", "noise.csv", "--attacks", "DBRL", "--out", "on", "--quiet"]) == 0
+    assert main(["assess", "original.csv", "noise.csv", "--attacks", "DBRL", "--out", "off", "--quiet",
+                 "--no-timings"]) == 0
+    on, off = (json.loads((tmp_path / d / "report.json").read_text()) for d in ("on", "off"))
+    assert "created" in on["meta"] and "timings" not in on["meta"] and "seconds" in on["results"][0]
+    assert "created" not in off["meta"] and off["meta"]["timings"] is False
+    assert all("seconds" not in r for r in off["results"])
+    md = (tmp_path / "off" / "report.md").read_text()
+    assert "seconds" not in md and on["meta"]["created"] not in md
+    strip = {k: v for k, v in on["results"][0].items() if k != "seconds"}
+    assert strip == off["results"][0]
+
+
+def test_config_is_checked_with_the_key_named():
+    plan = plan_from_config({"original": "o.csv", "releases": "a.csv, b/c.csv", "attacks": ["rs-rl", "ID"],
+                             "known": "x,y", "timings": "false", "cell_batch": 8})
+    assert plan.releases == ["a.csv", "b/c.csv"] and plan.keys == ["1-a", "2-c"]
+    assert plan.attacks == ["RS-RL(p<=20%)", "ID"] and plan.part(0, "RS-RL(p<=20%)") == "sdcrisk-report/parts/1-a/RS-RL_p_20.json"
+    assert plan.part(1, None) == "sdcrisk-report/parts/2-c/information-loss.json"
+    assert local_argv(plan) == ["assess", "o.csv", "a.csv", "b/c.csv", "--known", "x,y", "--attacks",
+                                "RS-RL(p<=20%),ID", "--seed", "0", "--out", "sdcrisk-report", "--no-timings"]
+    default = plan_from_config({"original": "o.csv", "releases": ["a.csv"]})
+    assert default.attacks == list(assess_jobs.attack_names(None)) and "--attacks" not in local_argv(default)
+    assert "--no-timings" not in local_argv(default)
+    for bad, words in [({"releases": ["a.csv"]}, "original"),
+                       ({"original": "o.csv"}, "releases"),
+                       ({"original": "o.csv", "releases": ["a.csv", "a.csv"]}, "given 2 times"),
+                       ({"original": "o.csv", "releases": ["a.csv"], "relaeses": 1}, "unknown key"),
+                       ({"original": "o.csv", "releases": ["a.csv"], "attacks": "XRL"}, "unknown attack"),
+                       ({"original": "o.csv", "releases": ["a.csv"], "known": "a", "scenarios": "1..2"}, "not both"),
+                       ({"original": "o.csv", "releases": ["a.csv"], "seed": -1}, "seed"),
+                       ({"original": "o.csv", "releases": ["a.csv"], "max_risk": 120}, "max_risk"),
+                       ({"original": "o.csv", "releases": ["a.csv"], "timings": "maybe"}, "timings"),
+                       ({"original": "o.csv", "releases": ["a.csv"], "prl_candidates": 0}, "prl_candidates")]:
+        with pytest.raises(AssessJobsError, match=words):
+            plan_from_config(bad)
+
+
+def test_a_stale_part_is_refused(tmp_path, monkeypatch):
+    _write_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    plan = plan_from_config(_config(attacks="DBRL"))
+    assess_jobs.attack_part(plan.original, "swap.csv", "DBRL", plan.settings, plan.part(0, "DBRL"))  # wrong file
+    assess_jobs.loss_part(plan.original, "noise.csv", plan.settings, plan.part(0, None))
+    with pytest.raises(AssessJobsError, match="made for release 'swap.csv'"):
+        assess_jobs.gather(plan)
+
+
+# ----------------------------------------------------------------------------- through Snakemake
+def _env() -> dict:
+    return {k: v for k, v in os.environ.items() if not k.startswith(("SLURM_", "SBATCH_", "SRUN_"))}
+
+
+def _snakemake(workdir: Path, *args: str) -> list[str]:
+    return [sys.executable, "-m", "snakemake", "-s", str(SNAKEFILE), "--directory", str(workdir), *args,
+            "--config", "original=original.csv", "releases=[noise.csv,swap.csv]", "scenarios=1..all",
+            "timings=false", "out=report"]
+
+
+def _local_command(d: Path) -> float:
+    """``sdcrisk assess`` in a subprocess, as a user runs it; its wall time."""
+    plan = plan_from_config(_config(scenarios="1..all"))
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "sdcrisk.cli", *local_argv(plan)], cwd=d, capture_output=True,
+                          text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return time.perf_counter() - start
+
+
+def test_workflow_with_the_local_profile_matches_the_command(tmp_path):
+    local, jobs = tmp_path / "local", tmp_path / "jobs"
+    _write_files(local)
+    _write_files(jobs)
+    seconds = _local_command(local)
+    start = time.perf_counter()
+    proc = subprocess.run(_snakemake(jobs, "--profile", str(ROOT / "profiles" / "local"), "--cores", "2"),
+                          env=_env(), capture_output=True, text=True)
+    took = time.perf_counter() - start
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    print(f"local command {seconds:.1f} s, workflow --cores 2 {took:.1f} s")
+    log = proc.stdout + proc.stderr
+    assert log.count("rule attack:") == 18 and log.count("rule information_loss:") == 2
+    _same_reports(local / "report", jobs / "report")
+    again = subprocess.run(_snakemake(jobs, "--cores", "2", "-n"), env=_env(), capture_output=True, text=True)
+    assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr
+
+
+def test_workflow_on_the_slurm_cluster_matches_the_command(tmp_path):
+    from test_slurm import _cancel, _cluster_problem, _cluster_state
+
+    problem = _cluster_problem()
+    if problem:
+        print(f"SKIP test_workflow_on_the_slurm_cluster_matches_the_command: {problem}")
+        pytest.skip(problem)
+    local, jobs = tmp_path / "local", tmp_path / "cluster"
+    _write_files(local)
+    _write_files(jobs)
+    seconds = _local_command(local)
+    prefix = f"sdcriskassess{uuid.uuid4().hex[:8]}"
+    cmd = _snakemake(jobs, "--profile", str(ROOT / "profiles" / "slurm"), "--slurm-jobname-prefix", prefix)
+    start = time.perf_counter()
+    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=SLURM_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGINT)  # Snakemake cancels its SLURM jobs on SIGINT
+        try:
+            out, _ = proc.communicate(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            out, _ = proc.communicate()
+        _cancel(prefix)
+        pytest.fail(f"cluster run did not finish within {SLURM_TIMEOUT} s:\n{out[-3000:]}\n{_cluster_state()}")
+    _cancel(prefix)
+    took = time.perf_counter() - start
+    assert proc.returncode == 0, out[-4000:]
+    print(f"local command {seconds:.1f} s, workflow through profiles/slurm {took:.1f} s")
+    # every attack and information-loss job went through sbatch; the gather step ran locally
+    assert out.count("has been submitted with SLURM jobid") == 20, out[-4000:]
+    assert "localrule report:" in out
+    _same_reports(local / "report", jobs / "report")

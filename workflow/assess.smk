@@ -1,0 +1,101 @@
+# `sdcrisk assess` on several masked releases of one original, spread over a cluster: one job per
+# (release, attack), one per release for the information loss, and a local gather step that writes
+# the report the command writes (docs/cluster.md, "Several releases on a cluster";
+# sdcrisk.assess_jobs). Separate from the replication's Snakefile.
+#
+#   snakemake -s workflow/assess.smk --profile profiles/slurm --configfile assess.yaml
+#   snakemake -s workflow/assess.smk --cores 2 --config original=orig.csv 'releases=[a.csv,b.csv]' timings=false
+#
+# Config keys (sdcrisk.assess_jobs.plan_from_config): original, releases, and optionally attacks,
+# id, known, scenarios, categorical, prl_candidates, seed, max_risk, timings (false: the command's
+# --no-timings) and out (default sdcrisk-report). Paths are relative to the working directory
+# (--directory). The report is <out>/report.{json,md,html}; the parts and logs go to <out>/parts/.
+import json
+import re
+import shlex
+import sys
+
+from sdcrisk import assess_jobs
+
+try:
+    PLAN = assess_jobs.plan_from_config(config)
+except assess_jobs.AssessJobsError as _exc:
+    raise SystemExit(f"CONFIG ERROR: {_exc}")
+
+PY = shlex.quote(sys.executable)
+RELEASE = dict(zip(PLAN.keys, PLAN.releases))  # directory name -> release path
+ATTACK = {assess_jobs.slug(a): a for a in PLAN.attacks}  # file name -> attack
+SETTINGS = json.dumps(PLAN.settings, sort_keys=True)
+# each job's BLAS and numba threads: the rule's threads (1 unless --set-threads attack=N)
+THREADS = "export OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} MKL_NUM_THREADS={threads} " \
+          "NUMBA_NUM_THREADS={threads}; "
+
+wildcard_constraints:
+    release="|".join(map(re.escape, PLAN.keys)),
+    attack="|".join(map(re.escape, ATTACK)),
+
+localrules: all, report
+
+
+rule all:
+    input:
+        PLAN.report_files(),
+
+
+# One attack on one release (every scenario). Where a cluster executor reads them: memory (MB),
+# runtime (minutes); raise them for large files with --set-resources attack:mem_mb=16000.
+rule attack:
+    input:
+        original=PLAN.original,
+        release=lambda wc: RELEASE[wc.release],
+    output:
+        f"{PLAN.parts}/{{release}}/{{attack}}.json",
+    log:
+        f"{PLAN.parts}/logs/{{release}}/{{attack}}.log",
+    params:
+        original=PLAN.original,
+        release=lambda wc: RELEASE[wc.release],
+        attack=lambda wc: ATTACK[wc.attack],
+        settings=SETTINGS,
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    shell:
+        THREADS + PY + " -m sdcrisk.assess_jobs attack --original {params.original:q} --release {params.release:q}"
+        " --attack {params.attack:q} --settings {params.settings:q} --part {output:q} > {log:q} 2>&1"
+
+
+rule information_loss:
+    input:
+        original=PLAN.original,
+        release=lambda wc: RELEASE[wc.release],
+    output:
+        f"{PLAN.parts}/{{release}}/{assess_jobs.LOSS}.json",
+    log:
+        f"{PLAN.parts}/logs/{{release}}/{assess_jobs.LOSS}.log",
+    params:
+        original=PLAN.original,
+        release=lambda wc: RELEASE[wc.release],
+        settings=SETTINGS,
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=15,
+    shell:
+        THREADS + PY + " -m sdcrisk.assess_jobs loss --original {params.original:q} --release {params.release:q}"
+        " --settings {params.settings:q} --part {output:q} > {log:q} 2>&1"
+
+
+# Local: reads the parts, orders them as the command does and writes the report.
+rule report:
+    input:
+        [PLAN.part(i, a) for i in range(len(PLAN.releases)) for a in [*PLAN.attacks, None]],
+    output:
+        PLAN.report_files(),
+    log:
+        f"{PLAN.parts}/logs/report.log",
+    params:
+        plan=PLAN.to_json(),
+    shell:
+        PY + " -m sdcrisk.assess_jobs gather --plan {params.plan:q} > {log:q} 2>&1"

@@ -358,3 +358,20 @@ def test_pairs_agreeing_on_several_attributes_kept_or_found_by_a_second_pass():
         np.testing.assert_array_equal(l, cols)
         np.testing.assert_array_equal(k, codes[rows, cols])
         cp._multi = None  # as if the counting pass had found too many to keep: a second pass
+
+
+def test_heavily_tied_file_is_refused_up_front_with_the_estimate():
+    """Values rounded to one decimal make every original agree with whole runs of equal masked
+    values; above ``max_pairs`` agreement-range entries PRL refuses before walking any pair."""
+    import time
+
+    from sdcrisk.resources import MemoryLimitError, WorkLimitError
+
+    rng = np.random.default_rng(5)
+    x = np.round(rng.normal(size=(3000, 4)), 1)
+    y = np.round(x + rng.normal(scale=0.5, size=x.shape), 1)
+    t0 = time.perf_counter()
+    with pytest.raises(WorkLimitError, match="refused up front") as info:
+        prl(x, y, max_pairs=100_000)
+    assert isinstance(info.value, MemoryLimitError) and time.perf_counter() - t0 < 5
+    assert prl(x[:300], y[:300], max_pairs=100_000).links.shape == (300,)

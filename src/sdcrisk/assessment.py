@@ -47,7 +47,7 @@ from .measures.interval_disclosure import interval_disclosure_by_attribute
 from .measures.scenarios import ScenarioRangeError, scenario_range
 from .measures.uncertainty import wilson_interval
 from .measures.units import linkage_percent
-from .resources import MemoryLimitError
+from .resources import MemoryLimitError, WorkLimitError
 from .validation import check_magnitude
 
 COLUMNS = ["measure", "kind", "scenario", "known", "n_known", "n", "linked", "percent", "low", "high", "baseline",
@@ -464,7 +464,7 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None) -> dict
         draws = res.info.get("draws")
         return _finish(row, name, res.info, credit, draws, 0, n, notes, prl_candidates, t0)
     except MemoryLimitError as exc:
-        hint = " (sdcrisk assess: --prl-candidates K)" if name == "PRL" else ""
+        hint = " (sdcrisk assess: --prl-candidates K)" if name == "PRL" and not isinstance(exc, WorkLimitError) else ""
         row["note"] = f"not run: {exc}{hint}"
         row["seconds"] = time.perf_counter() - t0
         return row

@@ -89,7 +89,7 @@ import numpy as np
 from numba import njit
 from scipy.stats import rankdata
 
-from ..resources import check_memory
+from ..resources import check_memory, check_work
 from ..validation import check_int, check_real
 from .assignment import assign_max_weight, assign_max_weight_blocks
 from .base import LinkResult, prepare
@@ -98,6 +98,14 @@ from .sorting import argsort_stable, searchsorted_sorted
 COINCIDENCE_RULES = ("exact", "rank", "value", "nearest")
 _BYTES_PER_EDGE = 100  # edge arrays, gains and the flow solver's arcs (measured about 80)
 _MAX_KNOWN = 20  # at most 2^20 patterns: the count table and the EM stay small
+# Agreement-range entries a pass walks (the sum over records and attributes of the agreement
+# range sizes, known before any pair is visited) above which :func:`prl` refuses a file up front
+# (``max_pairs``): ten times the 160.6 million pairs of 1,000,000 x 10 rank-swapped records (108 s
+# in all), far above the replication's largest file (EIA, 4,092^2 = 16.7 million pairs). Tied values
+# (rounded to one decimal) make an original agree with whole runs of equal masked values:
+# 200,000 x 6 such records need billions. ``_PAIR_RATE``: entries walked per second, measured.
+MAX_PAIRS = 1_600_000_000
+_PAIR_RATE = 20e6
 _PART_MIN = 4096  # fewest originals per thread in the streaming passes
 
 
@@ -634,7 +642,8 @@ def coincidence_codes(x, y, coincidence: str = "nearest", **rule_params) -> np.n
 
 def prl(original, masked, known=None, coincidence: str = "nearest", *, window: float = 1.0,
         t: float = 0.05, neighbours: int = 1, rng: np.random.Generator | None = None,
-        max_iter: int = 100_000, tol: float = 1e-10, max_candidates: int | None = None) -> LinkResult:
+        max_iter: int = 100_000, tol: float = 1e-10, max_candidates: int | None = None,
+        max_pairs: float = MAX_PAIRS) -> LinkResult:
     """Probabilistic record linkage (Nin, Herranz & Torra 2008, rank swapping, Sec. 2.1.1;
     2008, multivariate microaggregation, Sec. 2.2).
 
@@ -647,7 +656,10 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
     original record for the assignment (weight, then the random order): the "K nearest
     candidates" blocking for files whose candidate pairs do not fit in memory; the pattern
     counts and the EM still use every pair. The default (None) keeps every candidate, the
-    papers' assignment; ``info["truncated"]`` counts the records that lost candidates.
+    papers' assignment; ``info["truncated"]`` counts the records that lost candidates. A file
+    whose passes would walk more than ``max_pairs`` agreement-range entries (counted from the
+    ranges before any pair is visited; at least the candidate pairs) is refused up front with
+    :class:`sdcrisk.resources.WorkLimitError`.
     ``score`` is each link's weight, ``candidates`` the number of masked records sharing the
     best weight of that original; ``info`` holds ``converged``, ``iterations``, ``p``, ``pairs``
     (candidate pairs), ``edges`` (pairs above background kept), ``truncated``, ``network``
@@ -668,6 +680,12 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
     z, lo, hi = coincidence_intervals(x, y, coincidence, window=window, t=t, neighbours=neighbours)
     perm = rng.permutation(ny)
     pairs = CandidatePairs(np.ascontiguousarray(z[perm]), lo, hi)
+    per_attribute = (pairs.e - pairs.s).sum(axis=0, dtype=np.float64)
+    if per_attribute.size:
+        j = int(np.argmax(per_attribute))
+        check_work(f"probabilistic linkage: agreement-range entries to walk (attribute #{j} alone "
+                   f"{per_attribute[j]:,.0f}: tied values agree with whole runs of equal masked values)",
+                   float(per_attribute.sum()), max_pairs, _PAIR_RATE, "PRL-graded compares tied files in n log n")
     counts = pairs.counts()
     n_pairs = int(counts.sum())
     counts[0] += n * ny - n_pairs  # every pair outside the candidates disagrees everywhere

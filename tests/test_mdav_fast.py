@@ -85,3 +85,40 @@ def test_hypothesis_integer_grids(k, m, seed, extra, levels):
     z = rng.integers(-levels, levels + 1, size=(n, m)).astype(np.float64)
     labels, _ = _mdav_tree_kernel(z, k)
     assert np.array_equal(labels, _mdav_kernel_brute(z, k))
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 10])
+def test_labels_equal_brute_tied_and_untied(k):
+    """Labels (not only group sizes) of the tree kernel equal the brute-force kernel's, on
+    continuous and on tied data (values rounded to one decimal), n not a multiple of k; n is
+    large enough for several rebuilds of the tree."""
+    rng = np.random.default_rng(100 + k)
+    for n in (7 * k + 1, 613, 2503):
+        z = np.exp(0.7 * rng.normal(size=(n, 5))) * np.arange(1, 6)
+        for x in (z, np.round(z, 1)):
+            assert n % k != 0
+            _same(x, k, "z")
+            _same(x, k, "none")
+
+
+def test_labels_equal_brute_larger_tied_census_like():
+    """A larger correlated, skewed file rounded to one decimal (many ties and duplicate rows)."""
+    rng = np.random.default_rng(29)
+    n, m = 12_001, 10
+    load = np.linspace(0.5, 0.9, m)
+    f = rng.standard_normal((n, 1)) * load + rng.standard_normal((n, m)) * np.sqrt(1 - load ** 2)
+    x = np.round(np.exp(0.6 * f), 1)
+    z = np.ascontiguousarray((x - x.mean(axis=0)) / x.std(axis=0, ddof=1))
+    for k in (3, 10):
+        labels, _ = _mdav_tree_kernel(z, k)
+        assert np.array_equal(labels, _mdav_kernel_brute(z, k))
+
+
+def test_offset_and_scale_far_from_one():
+    """Raw values with a large common offset and tiny spread, and values near 1e-100: the
+    rotated-coordinate bounds keep their margins relative to the data."""
+    rng = np.random.default_rng(5)
+    base = rng.normal(size=(900, 4))
+    for x in (1e6 + np.round(base, 2), 1e-100 * base, 1e100 * np.round(base, 1)):
+        for k in (2, 3, 7):
+            _same(x, k, "none")

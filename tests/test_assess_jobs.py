@@ -121,7 +121,9 @@ def test_config_is_checked_with_the_key_named():
     assert plan.attacks == ["RS-RL(p<=20%)", "ID"] and plan.part(0, "RS-RL(p<=20%)") == "sdcrisk-report/parts/1-a/RS-RL_p_20.json"
     assert plan.part(1, None) == "sdcrisk-report/parts/2-c/information-loss.json"
     assert local_argv(plan) == ["assess", "o.csv", "a.csv", "b/c.csv", "--known", "x,y", "--attacks",
-                                "RS-RL(p<=20%),ID", "--seed", "0", "--out", "sdcrisk-report", "--no-timings"]
+                                "RS-RL(p<=20%),ID", "--out", "sdcrisk-report", "--no-timings"]
+    assert local_argv(plan_from_config({"original": "o.csv", "releases": ["a.csv"], "seed": 7}))[-4:] == [
+        "--seed", "7", "--out", "sdcrisk-report"]
     default = plan_from_config({"original": "o.csv", "releases": ["a.csv"]})
     assert default.attacks == list(assess_jobs.attack_names(None)) and "--attacks" not in local_argv(default)
     assert "--no-timings" not in local_argv(default)

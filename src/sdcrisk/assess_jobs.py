@@ -191,7 +191,9 @@ def local_argv(plan: Plan) -> list[str]:
         argv += ["--categorical", ",".join(s["categorical"])]
     if plan.max_risk is not None:
         argv += ["--max-risk", repr(plan.max_risk)]
-    argv += ["--seed", str(s["seed"]), "--out", plan.out]
+    if s["seed"] != 0:
+        argv += ["--seed", str(s["seed"])]
+    argv += ["--out", plan.out]
     if not plan.timings:
         argv.append("--no-timings")
     return argv

@@ -65,6 +65,8 @@ SLOW_TESTS = {"test_toy_method_and_dataset_through_the_dag", "test_readme_extens
               "test_mixed_example_files", "test_mixed_example_end_to_end_through_the_command",
               "test_workflow_with_the_local_profile_matches_the_command",
               "test_workflow_on_the_slurm_cluster_matches_the_command"}
+SLOW_TESTS |= {"test_after_compile_assess_compiles_nothing",  # sdcrisk compile in a fresh cache
+               "test_changed_source_drops_the_cached_kernels_that_may_hold_it"}
 #: fixtures that read the reference data
 DATA_FIXTURES = {"census", "eia"}
 

@@ -1,5 +1,7 @@
-"""The numba kernels: the stable argsort they share, and first-use compilation in a second
-process (:mod:`sdcrisk.kernels`): the child compiles exactly the kernels a real call uses."""
+"""The numba kernels: the stable argsort they share, and their compilation ahead of first use
+(:mod:`sdcrisk.kernels`): ``sdcrisk compile`` caches every kernel, after which ``sdcrisk assess``
+compiles nothing; the warm-up child compiles exactly the kernels a real call uses; a change of
+kernel source drops the cached kernels that may hold the old code."""
 
 import os
 import subprocess
@@ -64,3 +66,119 @@ def test_warmup_starts_only_when_needed(tmp_path, monkeypatch):
     assert w.proc is not None
     w.wait("PRL")
     assert w.proc.returncode == 0 and stamp.exists()
+
+
+EXAMPLE = """
+import sys
+import numpy as np
+import pandas as pd
+rng = np.random.default_rng(1)  # the README's example (section "Assess your own files"), as files
+original = pd.DataFrame(rng.lognormal(size=(500, 4)), columns=["income", "rent", "tax", "savings"])
+masked = original * np.exp(rng.normal(scale=0.2, size=original.shape))
+original.to_csv(sys.argv[1] + "/original.csv", index=False)
+masked.to_csv(sys.argv[1] + "/masked.csv", index=False)
+"""
+
+UNCACHED = """
+from sdcrisk import kernels
+modules = sorted({m for g in kernels.GROUPS.values() for m in g[0]})
+for m in modules:
+    for k in kernels._kernels(m):
+        if k.targetoptions.get("inline", "never") != "always" and not kernels._index_file(k).exists():
+            print(m + "." + k.py_func.__name__)
+"""
+
+
+def _files(directory):
+    return {p: (p.stat().st_mtime_ns, p.stat().st_size) for p in directory.rglob("*") if p.is_file()}
+
+
+def test_after_compile_assess_compiles_nothing(tmp_path):
+    """The install line's ``sdcrisk compile`` caches every kernel of the package (each one the
+    attacks or the masking methods can reach); a first ``sdcrisk assess`` then only loads kernels:
+    numba writes no cache file and the command starts no warm-up child."""
+    cache = tmp_path / "cache"
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(cache)}
+    env.pop("NUMBA_DEBUG_CACHE", None)
+    done = subprocess.run([sys.executable, "-m", "sdcrisk.cli", "compile"], env=env, capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    assert "compiled tree" in done.stdout and "numba kernels compiled into" in done.stdout
+    assert {p.name.split("-")[1] for p in cache.glob("sdcrisk-*.compiled")} == set(kernels.GROUPS)
+    missing = subprocess.run([sys.executable, "-c", UNCACHED], env=env, capture_output=True, text=True, check=True)
+    assert missing.stdout == "", f"kernels sdcrisk compile does not reach (extend sdcrisk.kernels):\n{missing.stdout}"
+    again = subprocess.run([sys.executable, "-m", "sdcrisk.cli", "compile"], env=env, capture_output=True,
+                           text=True, check=True)
+    assert "already compiled" in again.stdout
+
+    subprocess.run([sys.executable, "-c", EXAMPLE, str(tmp_path)], check=True)
+    before = _files(cache)
+    run = subprocess.run([sys.executable, "-m", "sdcrisk.cli", "assess", str(tmp_path / "original.csv"),
+                          str(tmp_path / "masked.csv"), "--out", str(tmp_path / "report"), "--quiet"],
+                         env={**env, "NUMBA_DEBUG_CACHE": "1"}, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "data loaded from" in run.stdout  # the kernels came from the cache
+    assert "saved to" not in run.stdout  # no kernel compiled (numba saves what it compiles)
+    assert _files(cache) == before
+
+
+DROP = """
+import os
+from pathlib import Path
+from sdcrisk import kernels
+cache = Path(os.environ["NUMBA_CACHE_DIR"])
+def files(module):
+    out = []
+    for k in kernels._kernels(module):
+        index = kernels._index_file(k)
+        out += [index, index.with_name(index.name[:-3] + "0.nbc")]
+    return out
+for m in kernels.GROUPS["tree"][0] + kernels.GROUPS["prl"][0] + kernels.GROUPS["masking"][0]:
+    for f in files(m):
+        f.parent.mkdir(parents=True, exist_ok=True)
+        f.touch()
+(cache / "sdcrisk-prl-0123456789abcdef.compiled").touch()  # prl compiled for another source
+for g in ("tree", "masking"):
+    kernels._stamp(g).touch()
+assert kernels._drop_stale(["prl"]) == sorted(kernels.GROUPS["prl"][0])
+gone = lambda m: not any(f.exists() for f in files(m))
+kept = lambda m: all(f.exists() for f in files(m))
+assert gone("sdcrisk.linkage.probabilistic") and gone("sdcrisk.linkage.sorting")
+assert kept("sdcrisk.linkage.neighbours") and kept("sdcrisk.masking.swapping")
+assert not kernels.compiled("tree")  # shares sorting: compiled again
+assert kernels.compiled("masking")  # shares nothing: kept
+assert not list(cache.glob("sdcrisk-prl-*.compiled"))
+print("ok")
+"""
+
+
+def test_changed_source_drops_the_cached_kernels_that_may_hold_it(tmp_path):
+    """Numba's cache index checks only a kernel's own file: after a callee in another file
+    changed, the caller's cached code is the old one. A group whose stamp is not the current
+    source's has its modules' cached kernels removed before it is compiled again; the groups
+    sharing those modules lose their stamps."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", DROP], env=env, capture_output=True, text=True)
+    assert out.returncode == 0 and out.stdout.strip() == "ok", out.stderr
+
+
+def test_groups_list_their_callees_modules():
+    """A group's stamp is keyed by the source of every module whose kernels it compiles: the
+    modules of the kernels a group's modules import are in the group too."""
+    import ast
+    from importlib import import_module
+    from pathlib import Path
+
+    kernel_modules = {m for g in kernels.GROUPS.values() for m in g[0] if kernels._kernels(m)}
+    for group, (modules, _) in kernels.GROUPS.items():
+        for module in modules:
+            tree = ast.parse(Path(import_module(module).__file__).read_text())
+            for node in ast.walk(tree):
+                if isinstance(node, ast.ImportFrom) and node.level:
+                    base = module.rsplit(".", node.level)[0]
+                    target = f"{base}.{node.module}" if node.module else base
+                    names = [target] + [f"{target}.{a.name}" for a in node.names]
+                    for t in names:
+                        if t in kernel_modules and t != module and kernels._kernels(module):
+                            assert t in modules, f"group {group}: {module} imports kernels of {t}"
+    assert kernels.warm_in_background(["DBRL", "RS-RL(p<=20%)", "PRL-graded"]).proc is None  # not background

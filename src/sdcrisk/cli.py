@@ -1,5 +1,5 @@
-"""Command line: ``sdcrisk assess ORIGINAL MASKED [MASKED ...]`` and ``sdcrisk check-config
-[CONFIGFILE ...]``.
+"""Command line: ``sdcrisk assess ORIGINAL MASKED [MASKED ...]``, ``sdcrisk check-config
+[CONFIGFILE ...]`` and ``sdcrisk compile`` (the numba kernels, after an install).
 
 Every error ends with one line ``sdcrisk <command>: error: ...`` on standard error, never a
 traceback (``SDCRISK_DEBUG=1`` adds it for an internal error); see ``docs/assess.md`` and
@@ -85,7 +85,39 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("configfile", nargs="*", help="config file(s) layered on the reference config, in order")
     c.add_argument("--reference", default="config/config.yaml",
                    help="the reference config, with datasets.yaml beside it (default: %(default)s)")
+    k = sub.add_parser("compile", help="compile the numba kernels into the cache now (after an install), so that "
+                                       "the first sdcrisk assess does not wait for them",
+                       description="Compile every group of numba kernels (the attacks', the masking methods') "
+                                   "into the numba cache (NUMBA_CACHE_DIR, by default the user cache directory), "
+                                   "the groups in parallel processes. Groups compiled before for this source are "
+                                   "skipped. See sdcrisk.kernels.")
+    k.add_argument("group", nargs="*", help="kernel groups (default: all)")
+    k.add_argument("--jobs", type=int, default=None, help="processes at a time (default: the usable cores)")
+    k.add_argument("--force", action="store_true", help="compile groups already compiled, too")
     return p
+
+
+def compile_command(args) -> int:
+    """``sdcrisk compile``: :func:`sdcrisk.kernels.compile_all`, a line per group and a total."""
+    from .kernels import compile_all
+
+    t0 = time.perf_counter()
+    try:
+        done = compile_all(args.group or None, jobs=args.jobs, force=args.force)
+    except ValueError as exc:
+        print(f"sdcrisk compile: error: {exc}", file=sys.stderr)
+        return EXIT_INPUT
+    except Exception as exc:  # noqa: BLE001 (one line, as every command's errors)
+        if os.environ.get("SDCRISK_DEBUG"):
+            traceback.print_exc()
+        print(f"sdcrisk compile: error: {exc}", file=sys.stderr)
+        return EXIT_INTERNAL
+    except KeyboardInterrupt:
+        return EXIT_INTERRUPTED
+    where = os.environ.get("NUMBA_CACHE_DIR")
+    print(f"numba kernels compiled into {where} in {time.perf_counter() - t0:.1f} s" if done
+          else f"numba kernels already compiled in {where}")
+    return EXIT_OK
 
 
 def _split(text: str | None) -> list[str] | None:
@@ -276,6 +308,8 @@ def main(argv: list[str] | None = None) -> int:
         return assess_command(args)
     if args.command == "check-config":
         return check_config_command(args)
+    if args.command == "compile":
+        return compile_command(args)
     return 2  # pragma: no cover (argparse requires a command)
 
 

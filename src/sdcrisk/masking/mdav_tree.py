@@ -34,7 +34,7 @@ from numba import njit
 
 from ..resources import check_memory
 
-LEAF = 8
+LEAF = 4
 REBUILD = 0.5  # rebuild once the active records fall below this fraction of the last build
 _U = 2.0 ** -53  # unit roundoff
 _REL = 1e-10  # relative margin of the rotated-coordinate bounds
@@ -108,74 +108,83 @@ def _build(y, leaf):
         parent[:nn].copy()
 
 
+# node layout: one row of ``nd`` (float64) and one of ``nav`` (int64) per node, so that a visit
+# reads a few adjacent cache lines (siblings are adjacent rows)
+#   nd:  [0, m) box low, [m, 2m) box high, [2m, 3m) ball centre, then max |y|^2, radius, distance
+#        of the centre from the parent's centre (with a margin)
+#   nav: active count, left child, right child, start, end, parent
+CNT, LEFT, RIGHT, START, END, PAR = 0, 1, 2, 3, 4, 5
+
+
 @njit(cache=True)
-def _fit_leaf(yp, nr, alive_p, start, end, node, blo, bhi, cen, rad, nrmax):
+def _fit_leaf(yp, nr, alive_p, nd, nav, node):
     """Refit a leaf to its active records; True if its box, radius or largest norm changed."""
     m = yp.shape[1]
     r = 0.0
     big = -np.inf
-    for p in range(start[node], end[node]):
+    s0 = nav[node, START]
+    e0 = nav[node, END]
+    for p in range(s0, e0):
         if alive_p[p]:
             s = 0.0
             for t in range(m):
-                d = yp[p, t] - cen[node, t]
+                d = yp[p, t] - nd[node, 2 * m + t]
                 s += d * d
             if s > r:
                 r = s
             if nr[p] > big:
                 big = nr[p]
     r = np.sqrt(r) * (1.0 + 1e-13)
-    changed = r != rad[node] or big != nrmax[node]
-    rad[node] = r
-    nrmax[node] = big
+    changed = r != nd[node, 3 * m + 1] or big != nd[node, 3 * m]
+    nd[node, 3 * m + 1] = r
+    nd[node, 3 * m] = big
     for t in range(m):
         lo = np.inf
         hi = -np.inf
-        for p in range(start[node], end[node]):
+        for p in range(s0, e0):
             if alive_p[p]:
                 v = yp[p, t]
                 if v < lo:
                     lo = v
                 if v > hi:
                     hi = v
-        if lo != blo[node, t] or hi != bhi[node, t]:
+        if lo != nd[node, t] or hi != nd[node, m + t]:
             changed = True
-        blo[node, t] = lo
-        bhi[node, t] = hi
+        nd[node, t] = lo
+        nd[node, m + t] = hi
     return changed
 
 
 @njit(cache=True)
-def _fit_inner(node, left, right, blo, bhi, cnt, cen, rad, dcc, nrmax):
-    m = blo.shape[1]
-    a = left[node]
-    b = right[node]
+def _fit_inner(nd, nav, node, m):
+    a = nav[node, LEFT]
+    b = nav[node, RIGHT]
     r = 0.0
     big = -np.inf
-    if cnt[a] > 0:
-        r = dcc[a] + rad[a]
-        big = nrmax[a]
-    if cnt[b] > 0:
-        r = max(r, dcc[b] + rad[b])
-        big = max(big, nrmax[b])
-    changed = big != nrmax[node]
-    nrmax[node] = big
-    for t in range(m):
-        lo = min(blo[a, t], blo[b, t])
-        hi = max(bhi[a, t], bhi[b, t])
-        if lo != blo[node, t] or hi != bhi[node, t]:
-            changed = True
-        blo[node, t] = lo
-        bhi[node, t] = hi
+    if nav[a, CNT] > 0:
+        r = nd[a, 3 * m + 2] + nd[a, 3 * m + 1]
+        big = nd[a, 3 * m]
+    if nav[b, CNT] > 0:
+        r = max(r, nd[b, 3 * m + 2] + nd[b, 3 * m + 1])
+        big = max(big, nd[b, 3 * m])
+    changed = big != nd[node, 3 * m]
+    nd[node, 3 * m] = big
     s = 0.0  # farthest corner of the box from the centre
     for t in range(m):
-        if blo[node, t] <= bhi[node, t]:
-            d = max(abs(blo[node, t] - cen[node, t]), abs(bhi[node, t] - cen[node, t]))
+        lo = min(nd[a, t], nd[b, t])
+        hi = max(nd[a, m + t], nd[b, m + t])
+        if lo != nd[node, t] or hi != nd[node, m + t]:
+            changed = True
+        nd[node, t] = lo
+        nd[node, m + t] = hi
+        if lo <= hi:
+            c = nd[node, 2 * m + t]
+            d = max(abs(lo - c), abs(hi - c))
             s += d * d
     r = min(r, np.sqrt(s)) * (1.0 + 1e-13)
-    if r != rad[node]:
+    if r != nd[node, 3 * m + 1]:
         changed = True
-    rad[node] = r
+    nd[node, 3 * m + 1] = r
     return changed
 
 
@@ -203,54 +212,40 @@ def _rotate(q, g, V, qy):
 
 
 @njit(cache=True)
-def _upper(blo, bhi, cen, rad, nrmax, node, qy, qn):
+def _upper(nd, node, qy, qn, m):
     """Upper bound of the computed distance of any active record of the node to the point whose
-    rotated coordinates are qy (|qy|^2 = qn): least of the box, ball and norm + linear bounds."""
-    sb = 0.0
-    c = 0.0
+    rotated coordinates are qy (|qy|^2 = qn): the "norm + linear" bound
+    max |y|^2 + |q|^2 - 2 min_box y.q (measured: on the outer records, where farthest queries
+    end, it is nearly always tighter than the box and ball bounds, and cheaper)."""
     lin = 0.0
-    for t in range(blo.shape[1]):
-        a = blo[node, t] - qy[t]
-        b = bhi[node, t] - qy[t]
-        a = a * a
-        b = b * b
-        sb += a if a > b else b
-        e = cen[node, t] - qy[t]
-        c += e * e
-        u = blo[node, t] * qy[t]
-        v = bhi[node, t] * qy[t]
-        lin += u if u < v else v
-    ball = np.sqrt(c) + rad[node]
-    ball = ball * ball
-    nl = nrmax[node] + qn - 2.0 * lin
-    u = sb
-    if ball < u:
-        u = ball
-    if nl < u:
-        u = nl
-    return u * (1.0 + _REL) + _NRM * (nrmax[node] + qn) + 1e-300
+    for t in range(m):
+        q = qy[t]
+        lin += (nd[node, t] if q >= 0.0 else nd[node, m + t]) * q
+    big = nd[node, 3 * m]
+    u = big + qn - 2.0 * lin
+    return u * (1.0 + _REL) + _NRM * (big + qn) + 1e-300
 
 
 @njit(cache=True)
-def _lower(blo, bhi, cen, rad, nrmax, node, qy, qn):
+def _lower(nd, node, qy, qn, m):
     """Lower bound of the computed distance of any active record of the node to qy: larger of
     the box and ball bounds."""
     sb = 0.0
     c = 0.0
-    for t in range(blo.shape[1]):
-        a = blo[node, t] - qy[t]
+    for t in range(m):
+        a = nd[node, t] - qy[t]
         if a > 0.0:
             sb += a * a
         else:
-            b = bhi[node, t] - qy[t]
+            b = nd[node, m + t] - qy[t]
             if b < 0.0:
                 sb += b * b
-        e = cen[node, t] - qy[t]
+        e = nd[node, 2 * m + t] - qy[t]
         c += e * e
-    gap = np.sqrt(c) - rad[node]
+    gap = np.sqrt(c) - nd[node, 3 * m + 1]
     if gap > 0.0 and gap * gap > sb:
         sb = gap * gap
-    return sb * (1.0 - _REL) - _NRM * (nrmax[node] + qn) - 1e-300
+    return sb * (1.0 - _REL) - _NRM * (nd[node, 3 * m] + qn) - 1e-300
 
 
 @njit(cache=True)
@@ -307,54 +302,59 @@ def _make_tree(z, ids, leaf, pos, leaf_of):
         nr[p] = s
         pos[perm[p]] = p
     alive_p = np.ones(nb, np.bool_)
-    cnt = end - start
-    blo = np.full((nn, m), np.inf)
-    bhi = np.full((nn, m), -np.inf)
-    cen = np.zeros((nn, m))  # fixed ball centres: mean of the node's records
-    rad = np.zeros(nn)
-    nrmax = np.full(nn, -np.inf)
-    dcc = np.zeros(nn)  # distance from the parent's centre (with a margin)
+    nav = np.empty((nn, 6), np.int64)
+    nd = np.zeros((nn, 3 * m + 3))
+    for node in range(nn):
+        nav[node, CNT] = end[node] - start[node]
+        nav[node, LEFT] = left[node]
+        nav[node, RIGHT] = right[node]
+        nav[node, START] = start[node]
+        nav[node, END] = end[node]
+        nav[node, PAR] = parent[node]
+        for t in range(m):
+            nd[node, t] = np.inf
+            nd[node, m + t] = -np.inf
+        nd[node, 3 * m] = -np.inf
     for node in range(nn):
         for p in range(start[node], end[node]):
             for t in range(m):
-                cen[node, t] += yp[p, t]
+                nd[node, 2 * m + t] += yp[p, t]
         for t in range(m):
-            cen[node, t] /= end[node] - start[node]
+            nd[node, 2 * m + t] /= end[node] - start[node]
         if parent[node] >= 0:
             s = 0.0
             for t in range(m):
-                d = cen[node, t] - cen[parent[node], t]
+                d = nd[node, 2 * m + t] - nd[parent[node], 2 * m + t]
                 s += d * d
-            dcc[node] = np.sqrt(s) * (1.0 + 1e-12)
+            nd[node, 3 * m + 2] = np.sqrt(s) * (1.0 + 1e-12)
         if left[node] < 0:
             for p in range(start[node], end[node]):
                 leaf_of[perm[p]] = node
     for node in range(nn - 1, -1, -1):  # children have larger ids than their parent
         if left[node] < 0:
-            _fit_leaf(yp, nr, alive_p, start, end, node, blo, bhi, cen, rad, nrmax)
+            _fit_leaf(yp, nr, alive_p, nd, nav, node)
         else:
-            _fit_inner(node, left, right, blo, bhi, cnt, cen, rad, dcc, nrmax)
-    return (perm, zp, yp, nr, alive_p, cnt, start, end, left, right, parent, blo, bhi, cen, rad,
-            nrmax, dcc, g, V)
+            _fit_inner(nd, nav, node, m)
+    return perm, zp, yp, nr, alive_p, nd, nav, g, V
 
 
 @njit(cache=True)
 def _delete(i, tree, pos, leaf_of, alive, sums):
-    (perm, zp, yp, nr, alive_p, cnt, start, end, left, right, parent, blo, bhi, cen, rad,
-     nrmax, dcc, g, V) = tree
+    perm, zp, yp, nr, alive_p, nd, nav, g, V = tree
     hi_s, lo_s, err, abs_s = sums
+    m = zp.shape[1]
     p = pos[i]
     alive[i] = False
     alive_p[p] = False
     node = leaf_of[i]
-    refit = _fit_leaf(yp, nr, alive_p, start, end, node, blo, bhi, cen, rad, nrmax)
+    refit = _fit_leaf(yp, nr, alive_p, nd, nav, node)
     while node >= 0:
-        cnt[node] -= 1
-        par = parent[node]
+        nav[node, CNT] -= 1
+        par = nav[node, PAR]
         if par >= 0 and refit:
-            refit = _fit_inner(par, left, right, blo, bhi, cnt, cen, rad, dcc, nrmax)
+            refit = _fit_inner(nd, nav, par, m)
         node = par
-    for t in range(zp.shape[1]):
+    for t in range(m):
         x = -zp[p, t]
         s = hi_s[t] + x  # TwoSum
         bp = s - hi_s[t]
@@ -368,9 +368,9 @@ def _delete(i, tree, pos, leaf_of, alive, sums):
 @njit(cache=True)
 def _knn(tree, q, kk, stack, sbound):
     """The kk active records nearest q, by (computed distance, index)."""
-    (perm, zp, yp, nr, alive_p, cnt, start, end, left, right, parent, blo, bhi, cen, rad,
-     nrmax, dcc, g, V) = tree
-    qy = np.empty(q.shape[0])
+    perm, zp, yp, nr, alive_p, nd, nav, g, V = tree
+    m = zp.shape[1]
+    qy = np.empty(m)
     qn = _rotate(q, g, V, qy)
     bd = np.full(kk, np.inf)
     bi = np.full(kk, np.iinfo(np.int64).max)
@@ -380,10 +380,11 @@ def _knn(tree, q, kk, stack, sbound):
     while sp > 0:
         sp -= 1
         node = stack[sp]
-        if sbound[sp] > bd[kk - 1] or cnt[node] == 0:
+        if sbound[sp] > bd[kk - 1] or nav[node, CNT] == 0:
             continue
-        if left[node] < 0:
-            for p in range(start[node], end[node]):
+        a = nav[node, LEFT]
+        if a < 0:
+            for p in range(nav[node, START], nav[node, END]):
                 if not alive_p[p]:
                     continue
                 d = _dist(zp, p, q)
@@ -398,10 +399,9 @@ def _knn(tree, q, kk, stack, sbound):
                 bd[w] = d
                 bi[w] = i
         else:
-            a = left[node]
-            b = right[node]
-            la = _lower(blo, bhi, cen, rad, nrmax, a, qy, qn) if cnt[a] > 0 else np.inf
-            lb = _lower(blo, bhi, cen, rad, nrmax, b, qy, qn) if cnt[b] > 0 else np.inf
+            b = nav[node, RIGHT]
+            la = _lower(nd, a, qy, qn, m) if nav[a, CNT] > 0 else np.inf
+            lb = _lower(nd, b, qy, qn, m) if nav[b, CNT] > 0 else np.inf
             if la <= lb:
                 a, b = b, a
                 la, lb = lb, la
@@ -420,9 +420,9 @@ def _knn(tree, q, kk, stack, sbound):
 @njit(cache=True)
 def _farthest(tree, q, stack, sbound):
     """Active record farthest from q, by (computed distance, -index)."""
-    (perm, zp, yp, nr, alive_p, cnt, start, end, left, right, parent, blo, bhi, cen, rad,
-     nrmax, dcc, g, V) = tree
-    qy = np.empty(q.shape[0])
+    perm, zp, yp, nr, alive_p, nd, nav, g, V = tree
+    m = zp.shape[1]
+    qy = np.empty(m)
     qn = _rotate(q, g, V, qy)
     best = -1.0
     arg = np.iinfo(np.int64).max
@@ -432,10 +432,11 @@ def _farthest(tree, q, stack, sbound):
     while sp > 0:
         sp -= 1
         node = stack[sp]
-        if sbound[sp] < best or cnt[node] == 0:
+        if sbound[sp] < best or nav[node, CNT] == 0:
             continue
-        if left[node] < 0:
-            for p in range(start[node], end[node]):
+        a = nav[node, LEFT]
+        if a < 0:
+            for p in range(nav[node, START], nav[node, END]):
                 if not alive_p[p]:
                     continue
                 d = _dist(zp, p, q)
@@ -444,10 +445,9 @@ def _farthest(tree, q, stack, sbound):
                     best = d
                     arg = i
         else:
-            a = left[node]
-            b = right[node]
-            ua = _upper(blo, bhi, cen, rad, nrmax, a, qy, qn) if cnt[a] > 0 else -np.inf
-            ub = _upper(blo, bhi, cen, rad, nrmax, b, qy, qn) if cnt[b] > 0 else -np.inf
+            b = nav[node, RIGHT]
+            ua = _upper(nd, a, qy, qn, m) if nav[a, CNT] > 0 else -np.inf
+            ub = _upper(nd, b, qy, qn, m) if nav[b, CNT] > 0 else -np.inf
             if ua >= ub:
                 a, b = b, a
                 ua, ub = ub, ua
@@ -503,8 +503,7 @@ def _cluster(r, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sboun
 def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, bufp, bufu,
                    bufl):
     """The brute kernel's record farthest from the centroid; (record, new nact, fallback used)."""
-    (perm, zp, yp, nr, alive_p, cnt, start, end, left, right, parent, blo, bhi, cen, rad,
-     nrmax, dcc, g, V) = tree
+    perm, zp, yp, nr, alive_p, nd, nav, g, V = tree
     hi_s, lo_s, err, abs_s = sums
     m = z.shape[1]
     qlo = np.empty(m)
@@ -534,26 +533,27 @@ def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, 
     while sp > 0:
         sp -= 1
         node = stack[sp]
-        if sbound[sp] < maxlow or cnt[node] == 0:
+        if sbound[sp] < maxlow or nav[node, CNT] == 0:
             continue
-        if left[node] < 0:
-            for p in range(start[node], end[node]):
+        a = nav[node, LEFT]
+        if a < 0:
+            for p in range(nav[node, START], nav[node, END]):
                 if not alive_p[p]:
                     continue
                 lo = 0.0
                 up = 0.0
                 for t in range(m):
-                    a = zp[p, t] - qhi[t]
-                    b = zp[p, t] - qlo[t]
-                    if a > 0.0:
-                        lo += a * a
-                    elif b < 0.0:
-                        lo += b * b
+                    u = zp[p, t] - qhi[t]
+                    v = zp[p, t] - qlo[t]
+                    if u > 0.0:
+                        lo += u * u
+                    elif v < 0.0:
+                        lo += v * v
                     else:
                         lo += 0.0
-                    a = a * a
-                    b = b * b
-                    up += a if a > b else b
+                    u = u * u
+                    v = v * v
+                    up += u if u > v else v
                 if up < maxlow:
                     continue
                 bufp[nb] = p
@@ -563,15 +563,14 @@ def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, 
                 if lo > maxlow:
                     maxlow = lo
         else:
-            a = left[node]
-            b = right[node]
+            b = nav[node, RIGHT]
             ua = -np.inf
             ub = -np.inf
-            if cnt[a] > 0:
-                ua = np.sqrt(_upper(blo, bhi, cen, rad, nrmax, a, qy, qn)) + h
+            if nav[a, CNT] > 0:
+                ua = np.sqrt(_upper(nd, a, qy, qn, m)) + h
                 ua = ua * ua * (1.0 + 1e-12)
-            if cnt[b] > 0:
-                ub = np.sqrt(_upper(blo, bhi, cen, rad, nrmax, b, qy, qn)) + h
+            if nav[b, CNT] > 0:
+                ub = np.sqrt(_upper(nd, b, qy, qn, m)) + h
                 ub = ub * ub * (1.0 + 1e-12)
             if ua >= ub:
                 a, b = b, a
@@ -705,7 +704,7 @@ def tree_applicable(z: np.ndarray) -> bool:
 def memory_estimate(n: int, m: int) -> float:
     """Bytes the tree kernel allocates for an n x m input (measured peak within 10 %)."""
     nodes = 4 * (n // LEAF + 1)
-    return 8.0 * (4 * n * m + 12 * n + nodes * (3 * m + 8))
+    return 8.0 * (4 * n * m + 12 * n + nodes * (3 * m + 9))
 
 
 def mdav_tree_kernel(z: np.ndarray, k: int) -> np.ndarray:

@@ -108,16 +108,30 @@ def _build(y, leaf):
         parent[:nn].copy()
 
 
-# node layout: one row of ``nd`` (float64) and one of ``nav`` (int64) per node, so that a visit
-# reads a few adjacent cache lines (siblings are adjacent rows)
-#   nd:  [0, m) box low, [m, 2m) box high, [2m, 3m) ball centre, then max |y|^2, radius, distance
-#        of the centre from the parent's centre (with a margin)
-#   nav: active count, left child, right child, start, end, parent
+# node layout, one row per node (siblings are adjacent rows), so that a visit reads few cache
+# lines:
+#   fb (float32, rounded outwards): max |y|^2, box low [1, m + 1), box high [m + 1, 2m + 1)
+#   nd (float64): ball centre [0, m), radius, distance of the centre from the parent's centre
+#   nav (int64): active count, left child, right child, start, end, parent
+# y are the principal-component coordinates times a power of two (``sc``) that brings the largest
+# |y| near 1, so that float32 neither overflows nor underflows; bounds are scaled back exactly.
 CNT, LEFT, RIGHT, START, END, PAR = 0, 1, 2, 3, 4, 5
 
 
 @njit(cache=True)
-def _fit_leaf(yp, nr, alive_p, nd, nav, node):
+def _down(x):
+    f = np.float32(x)
+    return f if f <= x else np.nextafter(f, np.float32(-np.inf))
+
+
+@njit(cache=True)
+def _up(x):
+    f = np.float32(x)
+    return f if f >= x else np.nextafter(f, np.float32(np.inf))
+
+
+@njit(cache=True)
+def _fit_leaf(yp, nr, alive_p, fb, nd, nav, node):
     """Refit a leaf to its active records; True if its box, radius or largest norm changed."""
     m = yp.shape[1]
     r = 0.0
@@ -128,16 +142,17 @@ def _fit_leaf(yp, nr, alive_p, nd, nav, node):
         if alive_p[p]:
             s = 0.0
             for t in range(m):
-                d = yp[p, t] - nd[node, 2 * m + t]
+                d = yp[p, t] - nd[node, t]
                 s += d * d
             if s > r:
                 r = s
             if nr[p] > big:
                 big = nr[p]
     r = np.sqrt(r) * (1.0 + 1e-13)
-    changed = r != nd[node, 3 * m + 1] or big != nd[node, 3 * m]
-    nd[node, 3 * m + 1] = r
-    nd[node, 3 * m] = big
+    big32 = _up(big)
+    changed = r != nd[node, m] or big32 != fb[node, 0]
+    nd[node, m] = r
+    fb[node, 0] = big32
     for t in range(m):
         lo = np.inf
         hi = -np.inf
@@ -148,43 +163,45 @@ def _fit_leaf(yp, nr, alive_p, nd, nav, node):
                     lo = v
                 if v > hi:
                     hi = v
-        if lo != nd[node, t] or hi != nd[node, m + t]:
+        lo32 = _down(lo)
+        hi32 = _up(hi)
+        if lo32 != fb[node, 1 + t] or hi32 != fb[node, 1 + m + t]:
             changed = True
-        nd[node, t] = lo
-        nd[node, m + t] = hi
+        fb[node, 1 + t] = lo32
+        fb[node, 1 + m + t] = hi32
     return changed
 
 
 @njit(cache=True)
-def _fit_inner(nd, nav, node, m):
+def _fit_inner(fb, nd, nav, node, m):
     a = nav[node, LEFT]
     b = nav[node, RIGHT]
     r = 0.0
-    big = -np.inf
+    big = np.float32(-np.inf)
     if nav[a, CNT] > 0:
-        r = nd[a, 3 * m + 2] + nd[a, 3 * m + 1]
-        big = nd[a, 3 * m]
+        r = nd[a, m + 1] + nd[a, m]
+        big = fb[a, 0]
     if nav[b, CNT] > 0:
-        r = max(r, nd[b, 3 * m + 2] + nd[b, 3 * m + 1])
-        big = max(big, nd[b, 3 * m])
-    changed = big != nd[node, 3 * m]
-    nd[node, 3 * m] = big
+        r = max(r, nd[b, m + 1] + nd[b, m])
+        big = max(big, fb[b, 0])
+    changed = big != fb[node, 0]
+    fb[node, 0] = big
     s = 0.0  # farthest corner of the box from the centre
     for t in range(m):
-        lo = min(nd[a, t], nd[b, t])
-        hi = max(nd[a, m + t], nd[b, m + t])
-        if lo != nd[node, t] or hi != nd[node, m + t]:
+        lo = min(fb[a, 1 + t], fb[b, 1 + t])
+        hi = max(fb[a, 1 + m + t], fb[b, 1 + m + t])
+        if lo != fb[node, 1 + t] or hi != fb[node, 1 + m + t]:
             changed = True
-        nd[node, t] = lo
-        nd[node, m + t] = hi
+        fb[node, 1 + t] = lo
+        fb[node, 1 + m + t] = hi
         if lo <= hi:
-            c = nd[node, 2 * m + t]
-            d = max(abs(lo - c), abs(hi - c))
+            c = nd[node, t]
+            d = max(abs(np.float64(lo) - c), abs(np.float64(hi) - c))
             s += d * d
     r = min(r, np.sqrt(s)) * (1.0 + 1e-13)
-    if r != nd[node, 3 * m + 1]:
+    if r != nd[node, m]:
         changed = True
-    nd[node, 3 * m + 1] = r
+    nd[node, m] = r
     return changed
 
 
@@ -199,7 +216,7 @@ def _dist(zp, p, q):
 
 @njit(cache=True)
 def _rotate(q, g, V, qy):
-    """qy = (q - g) V; returns |qy|^2."""
+    """qy = (q - g) V (V holds the scale); returns |qy|^2."""
     m = q.shape[0]
     qn = 0.0
     for t in range(m):
@@ -212,40 +229,40 @@ def _rotate(q, g, V, qy):
 
 
 @njit(cache=True)
-def _upper(nd, node, qy, qn, m):
+def _upper(fb, node, qy, qn, m, isc2):
     """Upper bound of the computed distance of any active record of the node to the point whose
-    rotated coordinates are qy (|qy|^2 = qn): the "norm + linear" bound
+    (scaled) rotated coordinates are qy (|qy|^2 = qn): the "norm + linear" bound
     max |y|^2 + |q|^2 - 2 min_box y.q (measured: on the outer records, where farthest queries
     end, it is nearly always tighter than the box and ball bounds, and cheaper)."""
     lin = 0.0
     for t in range(m):
         q = qy[t]
-        lin += (nd[node, t] if q >= 0.0 else nd[node, m + t]) * q
-    big = nd[node, 3 * m]
+        lin += (fb[node, 1 + t] if q >= 0.0 else fb[node, 1 + m + t]) * q
+    big = np.float64(fb[node, 0])
     u = big + qn - 2.0 * lin
-    return u * (1.0 + _REL) + _NRM * (big + qn) + 1e-300
+    return (u * (1.0 + _REL) + _NRM * (big + qn)) * isc2 + 1e-300
 
 
 @njit(cache=True)
-def _lower(nd, node, qy, qn, m):
+def _lower(fb, nd, node, qy, qn, m, isc2):
     """Lower bound of the computed distance of any active record of the node to qy: larger of
     the box and ball bounds."""
     sb = 0.0
     c = 0.0
     for t in range(m):
-        a = nd[node, t] - qy[t]
+        a = fb[node, 1 + t] - qy[t]
         if a > 0.0:
             sb += a * a
         else:
-            b = nd[node, m + t] - qy[t]
+            b = fb[node, 1 + m + t] - qy[t]
             if b < 0.0:
                 sb += b * b
-        e = nd[node, 2 * m + t] - qy[t]
+        e = nd[node, t] - qy[t]
         c += e * e
-    gap = np.sqrt(c) - nd[node, 3 * m + 1]
+    gap = np.sqrt(c) - nd[node, m]
     if gap > 0.0 and gap * gap > sb:
         sb = gap * gap
-    return sb * (1.0 - _REL) - _NRM * (nd[node, 3 * m] + qn) - 1e-300
+    return (sb * (1.0 - _REL) - _NRM * (fb[node, 0] + qn)) * isc2 - 1e-300
 
 
 @njit(cache=True)
@@ -280,6 +297,17 @@ def _make_tree(z, ids, leaf, pos, leaf_of):
     nb = ids.size
     m = z.shape[1]
     g, V = _pca(z, ids)
+    big = 0.0
+    for a in range(nb):
+        for t in range(m):
+            big = max(big, abs(z[ids[a], t] - g[t]))
+    e = 0
+    if big > 0.0:
+        e = min(500, max(-500, int(np.floor(np.log2(big * np.sqrt(m))))))
+    sc = 2.0 ** (-e)  # exact power of two: bounds scale back exactly
+    for t in range(m):
+        for u in range(m):
+            V[t, u] *= sc
     y = np.empty((nb, m))
     q = np.empty(m)
     for a in range(nb):
@@ -303,7 +331,8 @@ def _make_tree(z, ids, leaf, pos, leaf_of):
         pos[perm[p]] = p
     alive_p = np.ones(nb, np.bool_)
     nav = np.empty((nn, 6), np.int64)
-    nd = np.zeros((nn, 3 * m + 3))
+    fb = np.empty((nn, 2 * m + 1), np.float32)
+    nd = np.zeros((nn, m + 2))
     for node in range(nn):
         nav[node, CNT] = end[node] - start[node]
         nav[node, LEFT] = left[node]
@@ -311,48 +340,48 @@ def _make_tree(z, ids, leaf, pos, leaf_of):
         nav[node, START] = start[node]
         nav[node, END] = end[node]
         nav[node, PAR] = parent[node]
+        fb[node, 0] = -np.inf
         for t in range(m):
-            nd[node, t] = np.inf
-            nd[node, m + t] = -np.inf
-        nd[node, 3 * m] = -np.inf
+            fb[node, 1 + t] = np.inf
+            fb[node, 1 + m + t] = -np.inf
     for node in range(nn):
         for p in range(start[node], end[node]):
             for t in range(m):
-                nd[node, 2 * m + t] += yp[p, t]
+                nd[node, t] += yp[p, t]
         for t in range(m):
-            nd[node, 2 * m + t] /= end[node] - start[node]
+            nd[node, t] /= end[node] - start[node]
         if parent[node] >= 0:
             s = 0.0
             for t in range(m):
-                d = nd[node, 2 * m + t] - nd[parent[node], 2 * m + t]
+                d = nd[node, t] - nd[parent[node], t]
                 s += d * d
-            nd[node, 3 * m + 2] = np.sqrt(s) * (1.0 + 1e-12)
+            nd[node, m + 1] = np.sqrt(s) * (1.0 + 1e-12)
         if left[node] < 0:
             for p in range(start[node], end[node]):
                 leaf_of[perm[p]] = node
     for node in range(nn - 1, -1, -1):  # children have larger ids than their parent
         if left[node] < 0:
-            _fit_leaf(yp, nr, alive_p, nd, nav, node)
+            _fit_leaf(yp, nr, alive_p, fb, nd, nav, node)
         else:
-            _fit_inner(nd, nav, node, m)
-    return perm, zp, yp, nr, alive_p, nd, nav, g, V
+            _fit_inner(fb, nd, nav, node, m)
+    return perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, 1.0 / (sc * sc)
 
 
 @njit(cache=True)
 def _delete(i, tree, pos, leaf_of, alive, sums):
-    perm, zp, yp, nr, alive_p, nd, nav, g, V = tree
+    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
     hi_s, lo_s, err, abs_s = sums
     m = zp.shape[1]
     p = pos[i]
     alive[i] = False
     alive_p[p] = False
     node = leaf_of[i]
-    refit = _fit_leaf(yp, nr, alive_p, nd, nav, node)
+    refit = _fit_leaf(yp, nr, alive_p, fb, nd, nav, node)
     while node >= 0:
         nav[node, CNT] -= 1
         par = nav[node, PAR]
         if par >= 0 and refit:
-            refit = _fit_inner(nd, nav, par, m)
+            refit = _fit_inner(fb, nd, nav, par, m)
         node = par
     for t in range(m):
         x = -zp[p, t]
@@ -368,7 +397,7 @@ def _delete(i, tree, pos, leaf_of, alive, sums):
 @njit(cache=True)
 def _knn(tree, q, kk, stack, sbound):
     """The kk active records nearest q, by (computed distance, index)."""
-    perm, zp, yp, nr, alive_p, nd, nav, g, V = tree
+    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
     m = zp.shape[1]
     qy = np.empty(m)
     qn = _rotate(q, g, V, qy)
@@ -400,8 +429,8 @@ def _knn(tree, q, kk, stack, sbound):
                 bi[w] = i
         else:
             b = nav[node, RIGHT]
-            la = _lower(nd, a, qy, qn, m) if nav[a, CNT] > 0 else np.inf
-            lb = _lower(nd, b, qy, qn, m) if nav[b, CNT] > 0 else np.inf
+            la = _lower(fb, nd, a, qy, qn, m, isc2) if nav[a, CNT] > 0 else np.inf
+            lb = _lower(fb, nd, b, qy, qn, m, isc2) if nav[b, CNT] > 0 else np.inf
             if la <= lb:
                 a, b = b, a
                 la, lb = lb, la
@@ -420,7 +449,7 @@ def _knn(tree, q, kk, stack, sbound):
 @njit(cache=True)
 def _farthest(tree, q, stack, sbound):
     """Active record farthest from q, by (computed distance, -index)."""
-    perm, zp, yp, nr, alive_p, nd, nav, g, V = tree
+    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
     m = zp.shape[1]
     qy = np.empty(m)
     qn = _rotate(q, g, V, qy)
@@ -446,8 +475,8 @@ def _farthest(tree, q, stack, sbound):
                     arg = i
         else:
             b = nav[node, RIGHT]
-            ua = _upper(nd, a, qy, qn, m) if nav[a, CNT] > 0 else -np.inf
-            ub = _upper(nd, b, qy, qn, m) if nav[b, CNT] > 0 else -np.inf
+            ua = _upper(fb, a, qy, qn, m, isc2) if nav[a, CNT] > 0 else -np.inf
+            ub = _upper(fb, b, qy, qn, m, isc2) if nav[b, CNT] > 0 else -np.inf
             if ua >= ub:
                 a, b = b, a
                 ua, ub = ub, ua
@@ -503,7 +532,7 @@ def _cluster(r, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sboun
 def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, bufp, bufu,
                    bufl):
     """The brute kernel's record farthest from the centroid; (record, new nact, fallback used)."""
-    perm, zp, yp, nr, alive_p, nd, nav, g, V = tree
+    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
     hi_s, lo_s, err, abs_s = sums
     m = z.shape[1]
     qlo = np.empty(m)
@@ -567,10 +596,10 @@ def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, 
             ua = -np.inf
             ub = -np.inf
             if nav[a, CNT] > 0:
-                ua = np.sqrt(_upper(nd, a, qy, qn, m)) + h
+                ua = np.sqrt(_upper(fb, a, qy, qn, m, isc2)) + h
                 ua = ua * ua * (1.0 + 1e-12)
             if nav[b, CNT] > 0:
-                ub = np.sqrt(_upper(nd, b, qy, qn, m)) + h
+                ub = np.sqrt(_upper(fb, b, qy, qn, m, isc2)) + h
                 ub = ub * ub * (1.0 + 1e-12)
             if ua >= ub:
                 a, b = b, a
@@ -704,7 +733,7 @@ def tree_applicable(z: np.ndarray) -> bool:
 def memory_estimate(n: int, m: int) -> float:
     """Bytes the tree kernel allocates for an n x m input (measured peak within 10 %)."""
     nodes = 4 * (n // LEAF + 1)
-    return 8.0 * (4 * n * m + 12 * n + nodes * (3 * m + 9))
+    return 8.0 * (4 * n * m + 12 * n + nodes * (2 * m + 9))
 
 
 def mdav_tree_kernel(z: np.ndarray, k: int) -> np.ndarray:

@@ -141,6 +141,22 @@ def test_config_is_checked_with_the_key_named():
             plan_from_config(bad)
 
 
+def test_config_from_the_command_arguments(capsys):
+    argv = ["original.csv", "noise.csv", "swap.csv", "--scenarios", "1..all", "--attacks", "dbrl,id", "--seed", "3",
+            "--max-risk", "40", "--no-timings", "--out", "report", "--quiet"]
+    config = assess_jobs.config_from_argv(argv)
+    assert config == {"original": "original.csv", "releases": ["noise.csv", "swap.csv"], "scenarios": "1..all",
+                      "attacks": ["dbrl", "id"], "seed": 3, "max_risk": 40.0, "timings": False, "out": "report"}
+    assert local_argv(plan_from_config(config)) == [
+        "assess", "original.csv", "noise.csv", "swap.csv", "--scenarios", "1..all", "--attacks", "DBRL,ID",
+        "--max-risk", "40.0", "--seed", "3", "--out", "report", "--no-timings"]
+    assert assess_jobs.main(["config", *argv]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out) == config and "sdcrisk assess original.csv noise.csv swap.csv" in out.err
+    assert assess_jobs.main(["config", "original.csv", "a.csv", "--max-risk", "400"]) == 2
+    assert "--max-risk: expected a percentage" in capsys.readouterr().err
+
+
 def test_a_stale_part_is_refused(tmp_path, monkeypatch):
     _write_files(tmp_path)
     monkeypatch.chdir(tmp_path)

@@ -26,6 +26,7 @@ and ``out`` (report directory, default ``sdcrisk-report``). The parts and their 
     python -m sdcrisk.assess_jobs attack --original O --release R --attack A --settings JSON --part PATH
     python -m sdcrisk.assess_jobs loss --original O --release R --settings JSON --part PATH
     python -m sdcrisk.assess_jobs gather --plan JSON
+    python -m sdcrisk.assess_jobs config ORIGINAL MASKED [MASKED ...] [sdcrisk assess options] > assess.yaml
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ from __future__ import annotations
 import argparse
 import json
 import re
+import shlex
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -289,9 +291,31 @@ def write(plan: Plan) -> list[Path]:
     return files
 
 
+def config_from_argv(argv: list[str]) -> dict:
+    """The workflow config of the ``sdcrisk assess`` arguments ``argv`` (without ``assess``):
+    the same files and options (``--quiet`` has no counterpart). Checked with :func:`plan_from_config`."""
+    from .cli import _parser, _split, max_risk_value
+
+    args = _parser().parse_args(["assess", *argv])
+    config = {"original": args.original, "releases": list(args.masked)}
+    options = {"id": args.id, "known": _split(args.known), "scenarios": args.scenarios,
+               "attacks": _split(args.attacks), "categorical": _split(args.categorical),
+               "prl_candidates": args.prl_candidates, "seed": args.seed or None,
+               "max_risk": max_risk_value(args.max_risk), "timings": False if args.no_timings else None}
+    config.update({k: v for k, v in options.items() if v is not None})
+    config["out"] = args.out
+    plan_from_config(config)
+    return config
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m sdcrisk.assess_jobs", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="step", required=True)
+    c = sub.add_parser("config", help="print the workflow config (JSON, which is YAML too) of sdcrisk assess arguments",
+                       description="Print the config of workflow/assess.smk for the arguments of `sdcrisk assess` "
+                                   "(ORIGINAL MASKED [MASKED ...] and its options): snakemake -s workflow/assess.smk "
+                                   "--configfile FILE then attacks the same files with the same options.")
+    c.add_argument("assess_args", nargs=argparse.REMAINDER, help="the arguments of sdcrisk assess")
     for step in ("attack", "loss"):
         s = sub.add_parser(step)
         s.add_argument("--original", required=True)
@@ -304,13 +328,18 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--plan", required=True, help="the Plan as JSON")
     args = p.parse_args(argv)
     try:
-        if args.step == "attack":
+        if args.step == "config":
+            config = config_from_argv(args.assess_args)
+            print(json.dumps(config, indent=1))
+            print(f"then: snakemake -s workflow/assess.smk --profile profiles/slurm --configfile FILE (the same "
+                  f"report as: {shlex.join(['sdcrisk', *local_argv(plan_from_config(config))])})", file=sys.stderr)
+        elif args.step == "attack":
             attack_part(args.original, args.release, args.attack, json.loads(args.settings), args.part)
         elif args.step == "loss":
             loss_part(args.original, args.release, json.loads(args.settings), args.part)
         else:
             write(Plan.from_json(args.plan))
-    except AssessError as exc:
+    except (AssessError, ValueError) as exc:
         print(f"sdcrisk assess_jobs {args.step}: error: {exc}", file=sys.stderr)
         return 2
     return 0

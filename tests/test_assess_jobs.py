@@ -36,10 +36,11 @@ SLURM_TIMEOUT = 400  # seconds for the cluster run (about 100 s on the one-node 
 # on the one-node cluster); every attack runs through profiles/local above
 
 
-def _write_files(d: Path, categorical: bool = False) -> None:
+def _write_files(d: Path, categorical: bool = False, identifier: bool = False) -> None:
     """original.csv (200 records x 4, lognormal) and two releases: additive noise (a = 0.5) and
     rank swapping (p = 10); with ``categorical`` an id column and a region code kept unchanged
-    (a blocking key), the releases' records shuffled."""
+    (a blocking key), the releases' records shuffled; with ``identifier`` an unmasked record
+    number that is not named as the id (left out, with a warning)."""
     rng = np.random.Generator(np.random.PCG64(20261125))
     x = rng.lognormal(mean=3.0, size=(200, 4))
     releases = {"noise.csv": mask("additive_noise", x, np.random.Generator(np.random.PCG64(1)), a=0.5),
@@ -48,6 +49,8 @@ def _write_files(d: Path, categorical: bool = False) -> None:
     extra = {}
     if categorical:
         extra = {"pid": np.arange(1000, 1200), "region": rng.integers(0, 4, size=200)}
+    elif identifier:
+        extra = {"record": np.arange(1, 201)}
     d.mkdir(parents=True, exist_ok=True)
     original.assign(**extra).to_csv(d / "original.csv", index=False)
     for k, (name, y) in enumerate(releases.items()):
@@ -75,13 +78,14 @@ def _same_reports(a: Path, b: Path) -> None:
 
 @pytest.mark.parametrize("extra", [{"scenarios": "1..all"},
                                    {"id": "pid", "categorical": ["region"], "attacks": "DBRL,PRL,GDBRL,ID",
-                                    "seed": 3, "max_risk": 95}],
-                         ids=["scenarios", "id-categorical"])
+                                    "seed": 3, "max_risk": 95},
+                                   {"attacks": "DBRL,ID", "known": "income,tax"}],
+                         ids=["scenarios", "id-categorical", "identifier-warning"])
 def test_parts_gathered_in_process_give_the_local_report(tmp_path, monkeypatch, capsys, extra):
-    categorical = "categorical" in extra
+    categorical, identifier = "categorical" in extra, "known" in extra
     local, jobs = tmp_path / "local", tmp_path / "jobs"
-    _write_files(local, categorical)
-    _write_files(jobs, categorical)
+    _write_files(local, categorical, identifier)
+    _write_files(jobs, categorical, identifier)
     plan = plan_from_config(_config(**extra))
     _local_report(local, plan, monkeypatch)
     monkeypatch.chdir(jobs)
@@ -93,7 +97,9 @@ def test_parts_gathered_in_process_give_the_local_report(tmp_path, monkeypatch, 
     _same_reports(local / "report", jobs / "report")
     doc = json.loads((jobs / "report" / "report.json").read_text())
     assert doc["meta"]["command"] == "sdcrisk " + " ".join(local_argv(plan))
-    assert len(doc["results"]) == 2 * (len(plan.attacks) * (4 if not categorical else 1) + 8 + categorical)
+    assert len(doc["results"]) == 2 * (len(plan.attacks) * (4 if "scenarios" in extra else 1) + 8 + categorical)
+    if identifier:
+        assert len(doc["meta"]["warnings"]) == 2 and "'record' is unique per record" in doc["meta"]["warnings"][0]
     if categorical:
         assert doc["blocking"]["noise.csv"]["keys"] == ["region"] and doc["gate"]
 

@@ -163,6 +163,20 @@ def test_config_from_the_command_arguments(capsys):
     assert "--max-risk: expected a percentage" in capsys.readouterr().err
 
 
+def test_a_job_on_a_bad_file_fails_with_one_line_and_no_part(tmp_path, monkeypatch, capsys):
+    _write_files(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    pd.read_csv("noise.csv").drop(columns="tax").to_csv("bad.csv", index=False)
+    settings = json.dumps(plan_from_config(_config()).settings)
+    for step in (["attack", "--attack", "DBRL"], ["loss"]):
+        assert assess_jobs.main([step[0], "--original", "original.csv", "--release", "bad.csv", *step[1:],
+                                 "--settings", settings, "--part", "part.json"]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert err[-1].startswith(f"sdcrisk assess_jobs {step[0]}: error: original.csv and bad.csv have different "
+                                  "columns") and "Traceback" not in "".join(err)
+        assert not list(tmp_path.glob("part*"))
+
+
 def test_a_stale_part_is_refused(tmp_path, monkeypatch):
     _write_files(tmp_path)
     monkeypatch.chdir(tmp_path)

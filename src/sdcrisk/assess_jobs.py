@@ -171,7 +171,7 @@ def plan_from_config(config: dict) -> Plan:
     settings = {"id": id_, "known": known, "scenarios": scenarios,
                 "categorical": _names(config.get("categorical"), "categorical"), "prl_candidates": k, "seed": seed}
     return Plan(original, releases, attacks, config.get("attacks") is not None, settings, limit, timings,
-                out.rstrip("/") or "/", release_keys(releases))
+                out.rstrip("/") or out, release_keys(releases))
 
 
 def local_argv(plan: Plan) -> list[str]:

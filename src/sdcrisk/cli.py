@@ -113,6 +113,7 @@ def compile_command(args) -> int:
         print(f"sdcrisk compile: error: {exc}", file=sys.stderr)
         return EXIT_INTERNAL
     except KeyboardInterrupt:
+        print("sdcrisk compile: interrupted (the groups compiled so far stay cached)", file=sys.stderr)
         return EXIT_INTERRUPTED
     where = os.environ.get("NUMBA_CACHE_DIR")
     print(f"numba kernels compiled into {where} in {time.perf_counter() - t0:.1f} s" if done

@@ -211,7 +211,8 @@ def _assess_options(settings: dict) -> dict:
 def _write_part(path, doc: dict) -> Path:
     from .data import atomic_write
 
-    text = json.dumps(doc, indent=1) + "\n"  # floats as repr: read back to the same bits; NaN as NaN
+    # floats as repr: read back to the same bits; NaN as NaN; numpy scalars as Python numbers
+    text = json.dumps(doc, indent=1, default=lambda v: v.item() if hasattr(v, "item") else str(v)) + "\n"
     return atomic_write(path, lambda tmp: Path(tmp).write_text(text))
 
 
@@ -228,7 +229,7 @@ def attack_part(original: str, release: str, attack: str, settings: dict, path) 
                    **_assess_options(settings))
     doc = {"original": original, "release": release, "measure": attack, "settings": settings,
            "rows": table.to_dict(orient="records"),
-           "attrs": {k: table.attrs[k] for k in ("pairing", "warnings", "blocking")}}
+           "attrs": dict(table.attrs)}  # all of them: the command's report_meta reads them
     return _write_part(path, doc)
 
 

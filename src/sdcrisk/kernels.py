@@ -24,6 +24,12 @@ into the caller's: the caller's cached code stays the old one). The stamps do no
 compiling a group not stamped for the current source, the cached kernels of its modules are
 removed (:func:`_drop_stale`), and every group sharing one of those modules is compiled again.
 
+Why a command on the install line and not the install itself: numba's ahead-of-time compiler
+(``numba.pycc``) is deprecated, and a pip build hook runs in an isolated build environment, once per
+built wheel (then reused from pip's cache by every user and machine), and not at all for an
+editable install's source edits, while the kernels belong in each user's cache, compiled for that
+machine's CPU.
+
 If ``sdcrisk compile`` was not run, :func:`warm_in_background` compiles the groups of
 :data:`BACKGROUND` (the attacks ``sdcrisk assess`` runs last, whose kernels no earlier attack
 compiles) in a child process while the command runs the other attacks; those attacks wait for it
@@ -48,22 +54,25 @@ import numpy as np
 
 _L, _M = "sdcrisk.linkage.", "sdcrisk.masking."
 _TREE = (_L + "neighbours", _L + "sorting")  # the k-d tree and the stable sort its kernels call
+_MA = (_M + "microaggregation", _M + "mdav_tree")
 # group -> (the modules whose kernels it compiles, callees' modules included: they key its stamp;
-#           the attacks it runs, from sdcrisk.attacks.ATTACKS; "masking": every masking method)
-# (in the order compile_all starts them, longest first: masking 38 s, tree 24 s, prl 6 s, location
-# and graded 4 s each, projected nothing new, compiled one after the other under a load of 6)
+#           the attacks it runs, from sdcrisk.attacks.ATTACKS; "mdav": the masking method MDAV,
+#           "masking": every other masking method)
+# (in the order compile_all starts them, longest first: mdav 26 s, tree 24 s, the other masking
+# methods 12 s, prl 6 s, location and graded 4 s each, projected nothing new, compiled one after
+# the other under a load of 6)
 GROUPS = {
-    "masking": ((_M + "swapping", _M + "microaggregation", _M + "mdav_tree"), ()),
+    "mdav": (_MA, ()),
     "tree": ((*_TREE, _L + "distance", _L + "rank", _L + "global_distance"), ("DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL")),
+    "masking": ((_M + "swapping", *_MA), ()),
     "prl": ((_L + "probabilistic", _L + "sorting"), ("PRL",)),
     "location": ((*_TREE, _L + "location", _L + "distance", _M + "swapping"), ("RS-RL(p<=20%)", "L-RL(MA)")),
     "graded": ((*_TREE, _L + "graded", _L + "probabilistic"), ("PRL-graded",)),
-    "projected": ((*_TREE, _L + "projected", _L + "distance", _M + "microaggregation", _M + "mdav_tree"),
-                  ("Pro-RL-PCP", "Pro-RL-Zscore")),
+    "projected": ((*_TREE, _L + "projected", _L + "distance", *_MA), ("Pro-RL-PCP", "Pro-RL-Zscore")),
 }
 #: groups compiled after the groups whose kernels they call: they load those from the cache
 #: instead of compiling them a second time in a parallel process
-AFTER = {"location": ("tree",), "graded": ("tree",), "projected": ("tree", "masking")}
+AFTER = {"location": ("tree",), "graded": ("tree",), "projected": ("tree", "masking", "mdav")}
 #: groups :func:`warm_in_background` compiles during ``sdcrisk assess`` when ``sdcrisk compile``
 #: was not run (the command's own first attacks compile the k-d tree's kernels meanwhile)
 BACKGROUND = ("prl",)
@@ -213,7 +222,7 @@ def _library_calls(group: str, x: np.ndarray, y: np.ndarray) -> None:
         for half in (False, True):
             rsrl_annotated_union(x, y, known, distance=15, half=half)
         lrl_mdav(x, y, attribute_blocks(x.shape[1], 2), known_blocks=np.arange(2))
-    elif group == "masking":
+    elif group == "mdav":
         from .masking.microaggregation import mdav_groups
 
         mdav_groups(x[:, :2], 3, method="brute")
@@ -232,12 +241,13 @@ def compile_group(group: str) -> None:
     attacks = GROUPS[group][1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. EM convergence on the tiny files
-        if group == "masking":
+        if group in ("mdav", "masking"):
             from .masking import METHODS, mask
 
             x = _example_files(tied=False)[0].to_numpy()[:, 1:]
             for name, method in METHODS.items():
-                mask(name, x, rng(), **{p.name: _example_params(p) for p in method.params})
+                if (name == "mdav") == (group == "mdav"):
+                    mask(name, x, rng(), **{p.name: _example_params(p) for p in method.params})
         else:
             from .assessment import KNOWN_ATTRIBUTE_ATTACKS, assess
 
@@ -250,7 +260,7 @@ def compile_group(group: str) -> None:
             x, y = orig.to_numpy()[:, 1:], masked.to_numpy()[:, 1:]
             for attack in attacks:  # as the workflow's attack matrix calls them
                 ATTACKS[attack](x, y, np.arange(4), 2, rng())
-        if group in ("tree", "location", "masking"):
+        if group in ("tree", "location", "mdav"):
             orig, masked = _example_files(tied=False)
             _library_calls(group, orig.to_numpy()[:, 1:], masked.to_numpy()[:, 1:])
     stamp = _stamp(group)
@@ -301,7 +311,7 @@ def compile_all(groups=None, *, jobs: int | None = None, force: bool = False, sa
                 except Exception as exc:  # a failed group ends the compile (the cache stays valid)
                     raise RuntimeError(f"kernel group {g}: {type(exc).__name__}: {exc}") from exc
                 done.add(g)
-                what = ", ".join(GROUPS[g][1]) or "every masking method"
+                what = ", ".join(GROUPS[g][1]) or ("MDAV" if g == "mdav" else "the other masking methods")
                 say(f"compiled {g} ({what}) in {seconds:.1f} s")
     except BaseException:  # a failure or Ctrl-C: stop the other groups at once, not after them
         workers = list(getattr(pool, "_processes", {}).values())

@@ -4,8 +4,8 @@ and PRL's kernels in a second process during a first ``sdcrisk assess``.
 The attacks' and masking methods' kernels are compiled by numba on their first call and cached on
 disk (``NUMBA_CACHE_DIR``, by default a user cache directory: :mod:`sdcrisk`). On a fresh install
 the first ``sdcrisk assess`` would compile them inside the command (numba compiles one function at
-a time in a process, a global compiler lock): 30 s on the README's 500-record example against
-5.6 s with the kernels cached, on 2 cores under a load of 5 (``benchmarks/results/assess.md``).
+a time in a process, a global compiler lock): 32.5 s on the README's 500-record example against
+4.8 s with the kernels cached, on 2 cores under a load of 7 (``benchmarks/results/assess.md``).
 
 ``sdcrisk compile`` (the README's install line, ``.ci/run``; also ``python -m sdcrisk.kernels
 --all``) compiles every group of :data:`GROUPS` into the cache, the groups in parallel processes

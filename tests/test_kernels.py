@@ -182,3 +182,25 @@ def test_groups_list_their_callees_modules():
                         if t in kernel_modules and t != module and kernels._kernels(module):
                             assert t in modules, f"group {group}: {module} imports kernels of {t}"
     assert kernels.warm_in_background(["DBRL", "RS-RL(p<=20%)", "PRL-graded"]).proc is None  # not background
+
+
+def test_every_attack_and_masking_method_has_a_kernel_group():
+    """``sdcrisk compile`` runs every built-in attack (a new attack goes into a group of
+    sdcrisk.kernels.GROUPS) and every masking method, with parameters each method accepts."""
+    from sdcrisk.attacks import _BUILTIN
+    from sdcrisk.masking import METHODS
+
+    assert set(_BUILTIN) == {a for _, attacks in kernels.GROUPS.values() for a in attacks}
+    for method in METHODS.values():
+        for p in method.params:
+            p.check(kernels._example_params(p), method.name)
+    assert all(set(after) <= set(kernels.GROUPS) for after in kernels.AFTER.values())
+    assert set(kernels.BACKGROUND) <= set(kernels.GROUPS)
+
+
+def test_compile_command_names_an_unknown_group(capsys):
+    from sdcrisk.cli import main
+
+    assert main(["compile", "nope"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("sdcrisk compile: error: unknown kernel group(s) nope") and err.count("\n") == 1

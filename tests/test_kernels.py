@@ -10,7 +10,7 @@ import sys
 import numpy as np
 import pytest
 
-from sdcrisk import kernels
+from sdcrisk import compile as compile_mod, kernels
 from sdcrisk.linkage.sorting import argsort_stable
 
 
@@ -47,7 +47,7 @@ def test_child_compiles_what_a_real_call_uses(tmp_path):
     cold = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
     assert "sdcrisk.linkage.probabilistic" in cold.stdout  # the probe sees compilation
     env["NUMBA_CACHE_DIR"] = str(tmp_path / "warmed")
-    subprocess.run([sys.executable, "-m", "sdcrisk.kernels", "prl"], env=env, check=True)
+    subprocess.run([sys.executable, "-m", "sdcrisk.compile", "prl"], env=env, check=True)
     assert list((tmp_path / "warmed").glob("sdcrisk-prl-*.compiled"))
     warm = subprocess.run([sys.executable, "-c", PROBE], env=env, capture_output=True, text=True, check=True)
     assert warm.stdout.strip() == ""  # a real PRL call (other size, other known columns) compiles nothing
@@ -193,7 +193,7 @@ def test_every_attack_and_masking_method_has_a_kernel_group():
     assert set(_BUILTIN) == {a for _, attacks in kernels.GROUPS.values() for a in attacks}
     for method in METHODS.values():
         for p in method.params:
-            p.check(kernels._example_params(p), method.name)
+            p.check(compile_mod._example_params(p), method.name)
     assert all(set(after) <= set(kernels.GROUPS) for after in kernels.AFTER.values())
     assert set(kernels.BACKGROUND) <= set(kernels.GROUPS)
 

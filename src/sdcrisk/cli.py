@@ -90,7 +90,7 @@ def _parser() -> argparse.ArgumentParser:
                        description="Compile every group of numba kernels (the attacks', the masking methods') "
                                    "into the numba cache (NUMBA_CACHE_DIR, by default the user cache directory), "
                                    "the groups in parallel processes. Groups compiled before for this source are "
-                                   "skipped. See sdcrisk.kernels.")
+                                   "skipped. See sdcrisk.kernels and sdcrisk.compile.")
     k.add_argument("group", nargs="*", help="kernel groups (default: all)")
     k.add_argument("--jobs", type=int, default=None, help="processes at a time (default: the usable cores)")
     k.add_argument("--force", action="store_true", help="compile groups already compiled, too")
@@ -98,8 +98,8 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def compile_command(args) -> int:
-    """``sdcrisk compile``: :func:`sdcrisk.kernels.compile_all`, a line per group and a total."""
-    from .kernels import compile_all
+    """``sdcrisk compile``: :func:`sdcrisk.compile.compile_all`, a line per group and a total."""
+    from .compile import compile_all
 
     t0 = time.perf_counter()
     try:

@@ -7,9 +7,11 @@ the first ``sdcrisk assess`` would compile them inside the command (numba compil
 a time in a process, a global compiler lock): 32.5 s on the README's 500-record example against
 4.8 s with the kernels cached, on 2 cores under a load of 7 (``benchmarks/results/assess.md``).
 
-``sdcrisk compile`` (the README's install line, ``.ci/run``; also ``python -m sdcrisk.kernels
---all``) compiles every group of :data:`GROUPS` into the cache, the groups in parallel processes
-(:func:`compile_all`), so that the first command after the install runs as fast as the second.
+``sdcrisk compile`` (the README's install line, ``.ci/run``; also ``python -m sdcrisk.compile
+--all``; :mod:`sdcrisk.compile`) compiles every group of :data:`GROUPS` into the cache, the groups
+in parallel processes, so that the first command after the install runs as fast as the second.
+This module holds the groups, their stamps and the warm-up that :func:`sdcrisk.assess` starts;
+:mod:`sdcrisk.compile` runs the groups' code (through ``sdcrisk.assess``, which imports this module).
 A group is compiled by running its attacks (through :func:`sdcrisk.assess`, on a numeric file, a
 tied one and a mixed-type one, and as the workflow calls them) or masking methods on small
 files: numba compiles each kernel for the argument types of a real call, which a list of
@@ -37,7 +39,7 @@ compiles) in a child process while the command runs the other attacks; those att
 this: the kernels are the same functions, compiled in one process or another.
 
     sdcrisk compile                      # every group, in parallel processes (--jobs)
-    python -m sdcrisk.kernels prl        # compile a group now, in this process (what the child runs)
+    python -m sdcrisk.compile prl        # compile a group now, in this process (what the child runs)
 """
 
 from __future__ import annotations
@@ -46,11 +48,8 @@ import hashlib
 import os
 import subprocess
 import sys
-import time
 from importlib import import_module
 from pathlib import Path
-
-import numpy as np
 
 _L, _M = "sdcrisk.linkage.", "sdcrisk.masking."
 _TREE = (_L + "neighbours", _L + "sorting")  # the k-d tree and the stable sort its kernels call
@@ -76,7 +75,7 @@ AFTER = {"location": ("tree",), "graded": ("tree",), "projected": ("tree", "mask
 #: groups :func:`warm_in_background` compiles during ``sdcrisk assess`` when ``sdcrisk compile``
 #: was not run (the command's own first attacks compile the k-d tree's kernels meanwhile)
 BACKGROUND = ("prl",)
-_compiling = False  # set while this process compiles a group: sdcrisk.assess then starts no warm-up
+_compiling = False  # set while this process compiles a group (sdcrisk.compile): sdcrisk.assess then starts no warm-up
 
 
 def _digest(group: str) -> str:
@@ -145,184 +144,6 @@ def _drop_stale(groups, force: bool = False) -> list[str]:
     return modules
 
 
-def _example_files(tied: bool):
-    """A small numeric original and masked file (multiplicative noise, or values rounded to few
-    levels: ties), as DataFrames with an id column."""
-    import pandas as pd
-
-    rng = np.random.Generator(np.random.PCG64(0))
-    x = rng.lognormal(size=(300, 4))
-    y = x * np.exp(rng.normal(scale=0.2, size=x.shape))
-    if tied:
-        x, y = np.round(x), np.round(y)
-    cols = ["a", "b", "c", "d"]
-    orig, masked = pd.DataFrame(x, columns=cols), pd.DataFrame(y, columns=cols)
-    orig.insert(0, "rid", np.arange(300))
-    masked.insert(0, "rid", np.arange(300))
-    return orig, masked
-
-
-def _mixed_files():
-    """A mixed-type pair: a text key the masking left unchanged (blocks), an integer-coded
-    categorical attribute it recoded in some records, and numeric attributes."""
-    orig, masked = _example_files(tied=False)
-    rng = np.random.Generator(np.random.PCG64(1))
-    region = rng.choice(["north", "south", "east"], 300)
-    kind = rng.integers(0, 4, 300)
-    orig["region"], masked["region"] = region, region
-    orig["kind"] = kind
-    masked["kind"] = np.where(rng.random(300) < 0.2, rng.integers(0, 4, 300), kind)
-    return orig, masked
-
-
-def _example_params(param) -> object:
-    """A valid value of a masking method's parameter for a 300 x 4 file."""
-    if param.default is not None:
-        return param.default
-    if param.kind == "choice":
-        return param.choices[0]
-    value = {"p": 5, "k": 3, "v": 2, "buckets": 10}.get(param.name)
-    if value is None:
-        low = 0.0 if param.low is None else param.low
-        value = low + 0.5 if param.high is None else (low + param.high) / 2
-    return int(value) if param.kind == "int" else float(value)
-
-
-def _library_calls(group: str, x: np.ndarray, y: np.ndarray) -> None:
-    """The group's kernels on the paths the attack registry does not take: the replication's own
-    calls (candidate-set sizes, the annotated union, L-RL for MDAV) and the brute-force reference
-    kernels (``method="brute"``) the tests compare the k-d tree with."""
-    truth = np.arange(x.shape[0])
-    known = np.arange(x.shape[1])
-    if group == "tree":
-        from itertools import product
-
-        from .linkage.distance import dbrl
-        from .linkage.neighbours import KDTree
-        from .linkage.rank import rbrl
-
-        # 24 rows at one distance from the origin, more than a query keeps near its minimum: the
-        # range search for the rest
-        lattice = np.vstack([list(product((-1.0, 1.0), repeat=4)), 2 * np.eye(4), -2 * np.eye(4)])
-        tree = KDTree(lattice)
-        tree.query(np.zeros((1, 4)))
-        tree.query(np.zeros((1, 4)), truth=np.zeros(1, dtype=np.int64))
-        for t in (None, truth):
-            dbrl(x, y, known=known, method="brute", truth=t)
-            for criterion in ("sum", "max"):
-                rbrl(x, y, known=known, criterion=criterion, method="brute", truth=t)
-    elif group == "location":
-        from .linkage.location import lrl_mdav, lrl_microaggregation, rsrl, rsrl_annotated_union
-        from .masking.microaggregation import attribute_blocks
-
-        for method in ("tree", "brute"):
-            for t in (None, truth):
-                rsrl(x, y, known=known, p=5.0, method=method, truth=t)  # with candidate-set sizes
-                lrl_microaggregation(x, y, known=known, k=3, method=method, truth=t)
-        for half in (False, True):
-            rsrl_annotated_union(x, y, known, distance=15, half=half)
-        lrl_mdav(x, y, attribute_blocks(x.shape[1], 2), known_blocks=np.arange(2))
-    elif group == "mdav":
-        from .masking.microaggregation import mdav_groups
-
-        mdav_groups(x[:, :2], 3, method="brute")
-
-
-def compile_group(group: str) -> None:
-    """Run the attacks or masking methods of ``group`` once on small files (so their kernels are
-    compiled with the argument types of real calls and cached), then write the group's stamp."""
-    global _compiling
-    _compiling = True
-    import warnings
-
-    from .attacks import ATTACKS
-
-    rng = lambda: np.random.Generator(np.random.PCG64(0))  # noqa: E731
-    attacks = GROUPS[group][1]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # e.g. EM convergence on the tiny files
-        if group in ("mdav", "masking"):
-            from .masking import METHODS, mask
-
-            x = _example_files(tied=False)[0].to_numpy()[:, 1:]
-            for name, method in METHODS.items():
-                if (name == "mdav") == (group == "mdav"):
-                    mask(name, x, rng(), **{p.name: _example_params(p) for p in method.params})
-        else:
-            from .assessment import KNOWN_ATTRIBUTE_ATTACKS, assess
-
-            own = [a for a in attacks if a in KNOWN_ATTRIBUTE_ATTACKS]
-            if own:  # as sdcrisk assess runs them: numeric, tied, mixed-type files
-                for orig, masked in (_example_files(False), _example_files(True), _mixed_files()):
-                    assess(orig, masked, id="rid", attacks=own, information_loss=False,
-                           categorical=["kind"] if "kind" in orig else None)
-            orig, masked = _example_files(tied=False)
-            x, y = orig.to_numpy()[:, 1:], masked.to_numpy()[:, 1:]
-            for attack in attacks:  # as the workflow's attack matrix calls them
-                ATTACKS[attack](x, y, np.arange(4), 2, rng())
-        if group in ("tree", "location", "mdav"):
-            orig, masked = _example_files(tied=False)
-            _library_calls(group, orig.to_numpy()[:, 1:], masked.to_numpy()[:, 1:])
-    stamp = _stamp(group)
-    if stamp is not None:
-        stamp.parent.mkdir(parents=True, exist_ok=True)
-        stamp.touch()
-
-
-def _compile_timed(group: str) -> float:
-    t0 = time.perf_counter()
-    compile_group(group)
-    return time.perf_counter() - t0
-
-
-def compile_all(groups=None, *, jobs: int | None = None, force: bool = False, say=print) -> list[str]:
-    """Compile ``groups`` (default: all of :data:`GROUPS`) not compiled yet (every one with
-    ``force``), up to ``jobs`` at a time in separate processes (default: the usable cores; numba
-    compiles one kernel at a time per process), in the order of :data:`GROUPS`; a group of
-    :data:`AFTER` starts when the groups it builds on are done. Returns the groups compiled."""
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-    import multiprocessing
-
-    groups = list(GROUPS) if groups is None else list(groups)
-    unknown = [g for g in groups if g not in GROUPS]
-    if unknown:
-        raise ValueError(f"unknown kernel group(s) {', '.join(unknown)}; the groups: {', '.join(GROUPS)}")
-    _drop_stale(groups, force)
-    todo = [g for g in GROUPS if g in groups and (force or not compiled(g))]
-    if not todo:
-        return []
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    jobs = max(1, min(jobs or cores, len(todo)))
-    waiting, done, running = list(todo), set(GROUPS) - set(todo), {}
-    # spawn, not fork: a clean interpreter on every platform (no inherited numba or thread state)
-    pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
-    try:
-        while waiting or running:
-            for g in [g for g in waiting if set(AFTER.get(g, ())) <= done]:
-                waiting.remove(g)
-                running[pool.submit(_compile_timed, g)] = g
-            if not running:  # pragma: no cover (AFTER has no cycle)
-                raise RuntimeError(f"kernel groups {waiting} wait on each other")
-            finished, _ = wait(running, return_when=FIRST_COMPLETED)
-            for f in finished:
-                g = running.pop(f)
-                try:
-                    seconds = f.result()
-                except Exception as exc:  # a failed group ends the compile (the cache stays valid)
-                    raise RuntimeError(f"kernel group {g}: {type(exc).__name__}: {exc}") from exc
-                done.add(g)
-                what = ", ".join(GROUPS[g][1]) or ("MDAV" if g == "mdav" else "the other masking methods")
-                say(f"compiled {g} ({what}) in {seconds:.1f} s")
-    except BaseException:  # a failure or Ctrl-C: stop the other groups at once, not after them
-        workers = list(getattr(pool, "_processes", {}).values())
-        pool.shutdown(wait=False, cancel_futures=True)
-        for w in workers:
-            w.terminate()
-        raise
-    pool.shutdown()
-    return todo
-
-
 class Warmup:
     """A child process compiling some groups; :meth:`wait` before running one of their attacks."""
 
@@ -344,26 +165,6 @@ def warm_in_background(attacks) -> Warmup:
     todo = [g for g in groups if _stamp(g) is not None and not compiled(g)]
     if not todo:
         return Warmup([], None)
-    proc = subprocess.Popen([sys.executable, "-m", "sdcrisk.kernels", *todo],
+    proc = subprocess.Popen([sys.executable, "-m", "sdcrisk.compile", *todo],
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     return Warmup(todo, proc)
-
-
-def main(argv: list[str] | None = None) -> int:
-    """``python -m sdcrisk.kernels GROUP ...`` compiles those groups here, one after the other;
-    ``--all`` compiles every group not compiled yet, in parallel processes."""
-    argv = sys.argv[1:] if argv is None else argv
-    if argv == ["--all"]:
-        t0 = time.perf_counter()
-        compile_all()
-        print(f"numba kernels cached in {os.environ.get('NUMBA_CACHE_DIR')} ({time.perf_counter() - t0:.1f} s)")
-        return 0
-    _drop_stale(argv)
-    for g in argv:
-        compile_group(g)
-    return 0
-
-
-if __name__ == "__main__":
-    from sdcrisk.kernels import main as _main  # the package's module, not a __main__ copy: the
-    sys.exit(_main())                           # worker processes and the _compiling flag are its

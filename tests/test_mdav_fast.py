@@ -122,3 +122,13 @@ def test_offset_and_scale_far_from_one():
     for x in (1e6 + np.round(base, 2), 1e-100 * base, 1e100 * np.round(base, 1)):
         for k in (2, 3, 7):
             _same(x, k, "none")
+
+
+def test_exact_centroid_fallback_is_exercised():
+    """On a symmetric grid the centroid box cannot separate the candidates: the kernel recomputes
+    the exact centroid and still returns the brute-force labels."""
+    g = np.array([[a, b] for a in (-2.0, -1.0, 0.0, 1.0, 2.0) for b in (-2.0, -1.0, 0.0, 1.0, 2.0)])
+    z = np.ascontiguousarray(np.tile(g, (3, 1)))
+    labels, fallbacks = _mdav_tree_kernel(z, 4)
+    assert fallbacks > 0
+    assert np.array_equal(labels, _mdav_kernel_brute(z, 4))

@@ -732,7 +732,8 @@ def tree_applicable(z: np.ndarray) -> bool:
 
 
 def memory_estimate(n: int, m: int) -> float:
-    """Bytes the tree kernel allocates for an n x m input (measured peak within 10 %)."""
+    """Bytes of the tree kernel's own arrays for an n x m input (an upper estimate; the input and
+    its z-scores come on top)."""
     nodes = 4 * (n // LEAF + 1)
     return 8.0 * (4 * n * m + 12 * n + nodes * (2 * m + 9))
 

@@ -330,7 +330,10 @@ def test_ctrl_c_during_the_attacks_exits_130_at_once(tmp_path):
     out = tmp_path / "rep"
     proc = subprocess.Popen([sys.executable, "-m", "sdcrisk.cli", "assess", str(tmp_path / "o.csv"),
                              str(tmp_path / "m.csv"), "--scenarios", "1..all", "--out", str(out)],
-                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            # as at a terminal: a runner that started the tests in the background
+                            # (`cmd &` in a script) passes SIGINT down ignored
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     lines = []
     for line in proc.stderr:  # wait until the attacks run
         lines.append(line)

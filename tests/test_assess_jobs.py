@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import signal
 import subprocess
 import sys
 import time
@@ -230,7 +229,7 @@ def test_workflow_with_the_local_profile_matches_the_command(tmp_path):
 
 
 def test_workflow_on_the_slurm_cluster_matches_the_command(tmp_path):
-    from test_slurm import _cancel, _cluster_problem, _cluster_state
+    from test_slurm import _cluster_problem, run_on_cluster
 
     problem = _cluster_problem()
     if problem:
@@ -244,22 +243,10 @@ def test_workflow_on_the_slurm_cluster_matches_the_command(tmp_path):
     cmd = _snakemake(jobs, "--profile", str(ROOT / "profiles" / "slurm"), "--slurm-jobname-prefix", prefix,
                      attacks=SLURM_ATTACKS)
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
-    try:
-        out, _ = proc.communicate(timeout=SLURM_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGINT)  # Snakemake cancels its SLURM jobs on SIGINT
-        try:
-            out, _ = proc.communicate(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            out, _ = proc.communicate()
-        _cancel(prefix)
-        pytest.fail(f"cluster run did not finish within {SLURM_TIMEOUT} s:\n{out[-3000:]}\n{_cluster_state()}")
-    _cancel(prefix)
+    done = run_on_cluster(cmd, _env(), prefix, SLURM_TIMEOUT)
     took = time.perf_counter() - start
-    assert proc.returncode == 0, out[-4000:]
+    out = done.stdout
+    assert done.returncode == 0, out[-4000:]
     print(f"local command {seconds:.1f} s, workflow through profiles/slurm {took:.1f} s")
     # every attack and information-loss job went through sbatch; the gather step ran locally
     assert out.count("has been submitted with SLURM jobid") == 8, out[-4000:]

@@ -72,13 +72,13 @@ def _cancel(prefix: str) -> None:
         subprocess.run(["scancel", *ids], check=False)
 
 
-def _run_on_cluster(workdir: Path) -> subprocess.CompletedProcess:
-    prefix = f"sdcrisktest{uuid.uuid4().hex[:8]}"
-    cmd = _snakemake(workdir, "--profile", str(PROFILE), "--slurm-jobname-prefix", prefix)
-    proc = subprocess.Popen(cmd, env=_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+def run_on_cluster(cmd: list[str], env: dict, prefix: str, timeout: float) -> subprocess.CompletedProcess:
+    """Run a Snakemake command on the cluster (its SLURM jobs named ``prefix``...); past ``timeout``
+    seconds stop it (SIGINT, then SIGKILL), cancel its jobs and fail the test with the cluster's state."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
     try:
-        out, _ = proc.communicate(timeout=TIMEOUT)
+        out, _ = proc.communicate(timeout=timeout)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGINT)  # Snakemake cancels its SLURM jobs on SIGINT
         try:
@@ -87,9 +87,15 @@ def _run_on_cluster(workdir: Path) -> subprocess.CompletedProcess:
             os.killpg(proc.pid, signal.SIGKILL)
             out, _ = proc.communicate()
         _cancel(prefix)
-        pytest.fail(f"cluster run did not finish within {TIMEOUT} s:\n{out[-3000:]}\n{_cluster_state()}")
+        pytest.fail(f"cluster run did not finish within {timeout} s:\n{out[-3000:]}\n{_cluster_state()}")
     _cancel(prefix)
     return subprocess.CompletedProcess(cmd, proc.returncode, out, "")
+
+
+def _run_on_cluster(workdir: Path) -> subprocess.CompletedProcess:
+    prefix = f"sdcrisktest{uuid.uuid4().hex[:8]}"
+    cmd = _snakemake(workdir, "--profile", str(PROFILE), "--slurm-jobname-prefix", prefix)
+    return run_on_cluster(cmd, _env(), prefix, TIMEOUT)
 
 
 def _cluster_state() -> str:

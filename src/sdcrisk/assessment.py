@@ -24,6 +24,7 @@ divide by the original values, see :mod:`sdcrisk.measures.information_loss`).
 from __future__ import annotations
 
 import math
+import os
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -39,16 +40,17 @@ from .categorical import block_codes, block_summary, blocked, codes, mixed_matri
 from .data import read_table
 from .kernels import warm_in_background
 from .linkage.probabilistic import ConvergenceWarning, prl
-from .linkage.base import checked_links
+from .linkage.base import checked_links, prepare
 from .linkage.distance import dbrl
 from .linkage.global_distance import gdbrl
-from .measures.information_loss import il_components, il_s_components
+from .measures.information_loss import covariances, il_components, il_s_components
 from .measures.interval_disclosure import interval_disclosure_by_attribute
 from .measures.scenarios import ScenarioRangeError, scenario_range
 from .measures.uncertainty import wilson_interval
 from .measures.units import linkage_percent
 from .resources import MemoryLimitError, WorkLimitError
 from .validation import check_magnitude
+from .workers import AttackWorkers
 
 COLUMNS = ["measure", "kind", "scenario", "known", "n_known", "n", "linked", "percent", "low", "high", "baseline",
            "draws_low", "draws_high", "seconds", "note"]
@@ -58,6 +60,7 @@ ATTACK_NAMES = {"DBRL": "DBRL", "RBRL-SUM": "RBRL-Sum", "RBRL-MAX": "RBRL-Max", 
                 "L-RL(MA)": "L-RL(MA)", "GDBRL": "GDBRL", "PRL-GRADED": "PRL-graded", "ID": "ID"}
 DEFAULT_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "PRL-graded", "RS-RL(p<=20%)", "L-RL(MA)", "GDBRL", "ID")
 CONCURRENT_MAX = 100_000  # records: up to this many, two attacks run at a time (_run_attacks)
+WORKER_MIN = 20_000  # records: from this many the attacks run in worker processes (sdcrisk.workers)
 START_ORDER = {"GDBRL": 0, "PRL": 2}  # the others 1 (_run_attacks)
 READERS = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
@@ -501,16 +504,43 @@ def _finish(row, name, info, credit, draws, guessed, n, notes, prl_candidates, t
     return row
 
 
-def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None):
-    """Results of the attacks ``tasks`` ([(name, cols)]), in order. Up to :data:`CONCURRENT_MAX`
-    records two run at a time (threads: the kernels, scipy's assignment solver and numba's
-    compiler release the GIL for much of their time, so on a 2-core machine a slow attack overlaps
-    the others); above it one at a time, each using every core and the memory the machine has
-    (each attack checks that before a big allocation). On first use after an install PRL's
-    kernels are compiled in a second process meanwhile (:mod:`sdcrisk.kernels`)."""
+def attack_workers(n: int, steps: int) -> int:
+    """How many worker processes run the attacks on ``n`` records (0: in this process, the small
+    files): :data:`WORKER_MIN` records or more (the environment variable ``SDCRISK_WORKER_MIN``
+    overrides it), two up to :data:`CONCURRENT_MAX` records, else one (each attack with the
+    whole machine's memory)."""
+    raw = os.environ.get("SDCRISK_WORKER_MIN", "").strip()
+    try:
+        least = int(raw) if raw else WORKER_MIN
+    except ValueError:
+        raise AssessError(f"SDCRISK_WORKER_MIN={raw!r}: expected a whole number of records") from None
+    if n < least or steps == 0:
+        return 0
+    return 2 if n <= CONCURRENT_MAX and steps > 1 else 1
+
+
+def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=None):
+    """Results of the attacks ``tasks`` ([(name, cols)]), in order. From :data:`WORKER_MIN`
+    records they run in worker processes (:mod:`sdcrisk.workers`; :func:`attack_workers` says how
+    many): OR-Tools' flow solver holds the GIL, so threads would wait for it and Ctrl-C with
+    them. Smaller files, where no attack takes long, run in this process, two at a time in
+    threads. On first use after an install PRL's kernels are compiled in a second process
+    meanwhile (:mod:`sdcrisk.kernels`). Returns the rows and what ``meanwhile()`` returned (called
+    while the workers run, else after the attacks)."""
     steps = len(tasks)
     done = []
     warmup = warm_in_background({name for name, _ in tasks})
+    workers = attack_workers(pair.n, steps)
+    if workers:
+        with AttackWorkers(pair, perm, workers) as pool:
+            return pool.run(tasks, seed, prl_candidates, pair.n, say, warmup.wait, meanwhile)
+    rows = _attacks_in_process(tasks, pair, perm, seed, say, prl_candidates, warmup)
+    return rows, meanwhile() if meanwhile is not None else None
+
+
+def _attacks_in_process(tasks, pair, perm, seed, say, prl_candidates, warmup):
+    steps = len(tasks)
+    done = []
 
     def one(k):
         name, cols = tasks[k]
@@ -595,13 +625,17 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
                              "n_known": len(cols), "n": n})
                 tasks.append((name, cols))
     say(f"{len(tasks)} attack(s) on {n} records")
-    results = iter(_run_attacks(tasks, pair, perm, seed, say, prl_candidates))
+
+    def loss():
+        say("information loss")
+        return _loss_rows(pair)
+
+    results, loss_rows = _run_attacks(tasks, pair, perm, seed, say, prl_candidates, loss if information_loss else None)
+    results = iter(results)
     for r in rows:
         if r["measure"] != "ID":
             r.update(next(results))
-    if information_loss:
-        say("information loss")
-        rows.extend(_loss_rows(pair))
+    rows.extend(loss_rows or [])
     out = pd.DataFrame(rows).reindex(columns=COLUMNS)
     out.attrs["pairing"] = pair.pairing
     out.attrs["warnings"] = warnings_out
@@ -644,8 +678,9 @@ def _loss_rows(pair: Pair) -> list[dict]:
 
     if pair.numeric:
         t0 = time.perf_counter()
-        parts = 100.0 * il_components(pair.x, pair.y)
-        robust = 100.0 * il_s_components(pair.x, pair.y)
+        cov = covariances(*prepare(pair.x, pair.y))  # once for both (the slow part at 10^6)
+        parts = 100.0 * il_components(pair.x, pair.y, cov=cov)
+        robust = 100.0 * il_s_components(pair.x, pair.y, cov=cov)
         seconds = time.perf_counter() - t0
         for k, value in enumerate(parts, start=1):
             add(f"IL{k}", value, seconds)

@@ -170,6 +170,8 @@ def out_problem(out: str | os.PathLike) -> str | None:
 
 def _where(exc: BaseException) -> str:
     """The innermost frame of the package in ``exc``'s traceback: ' at path:line (function)'."""
+    if getattr(exc, "where", None):  # raised in an attack worker (sdcrisk.workers)
+        return exc.where
     root = Path(__file__).resolve().parent
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         try:
@@ -182,10 +184,13 @@ def _where(exc: BaseException) -> str:
 
 def _interrupted(signum=None, frame=None):
     """SIGINT while attacks run: one line, exit 130 at once (the attacks' threads are not waited
-    for; nothing has been written yet)."""
+    for, their worker processes are killed; nothing has been written yet)."""
     try:
         sys.stdout.flush()
         print("sdcrisk assess: error: interrupted; no report written", file=sys.stderr, flush=True)
+        from .workers import abort
+
+        abort()  # the attack workers and their temporary arrays
     finally:
         os._exit(EXIT_INTERRUPTED)
 

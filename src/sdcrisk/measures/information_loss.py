@@ -91,14 +91,15 @@ def _corr(cov: np.ndarray) -> np.ndarray:
 
 def il_components(original, masked, *, il1: str = DEFAULTS["il1"], zero: str = DEFAULTS["zero"],
                   cov_entries: str = DEFAULTS["cov_entries"], corr_entries: str = DEFAULTS["corr_entries"],
-                  il5: str = DEFAULTS["il5"], ddof: int = DEFAULTS["ddof"]) -> np.ndarray:
+                  il5: str = DEFAULTS["il5"], ddof: int = DEFAULTS["ddof"], cov=None) -> np.ndarray:
     """IL1..IL5 (as fractions, not percent) of ``masked`` against ``original`` (see module doc).
 
     ``il1``: ``"variation"`` mean of |x - x'| / |x|; ``"mae"`` mean |x - x'| (raw units);
     ``"sd"`` mean |x - x'| / sd_j; ``"sd_sqrt2"`` mean |x - x'| / (sqrt(2) sd_j) (IL1s of Yancey,
     Winkler & Creecy 2002), sd_j of the original attribute. ``cov_entries`` / ``corr_entries``:
     ``"upper"`` (i <= j), ``"strict"`` (i < j) or ``"full"`` matrix. ``il5``: ``"mae"`` or
-    ``"variation"``. ``ddof``: 0 (population) or 1 (sample) covariances.
+    ``"variation"``. ``ddof``: 0 (population) or 1 (sample) covariances. ``cov``: the pair
+    :func:`covariances` of the same files and ``ddof``, when the caller has it already.
     """
     _choice("il1", il1, IL1_RULES)
     _choice("zero", zero, ZERO_RULES)
@@ -123,7 +124,7 @@ def il_components(original, masked, *, il1: str = DEFAULTS["il1"], zero: str = D
             c1 = float((err / sd).mean())
     mx, my = x.mean(axis=0), y.mean(axis=0)
     c2 = mean_variation(mx, my, zero, scale=colscale)
-    vx, vy = covariance(x, ddof=ddof), covariance(y, ddof=ddof)  # without BLAS: same bits on every CPU
+    vx, vy = covariances(x, y, ddof) if cov is None else cov
     vscale = np.sqrt(np.outer(np.diag(vx), np.diag(vx)))
     c3 = mean_variation(_entries(vx, cov_entries), _entries(vy, cov_entries), zero,
                         scale=_entries(vscale, cov_entries))
@@ -134,6 +135,13 @@ def il_components(original, masked, *, il1: str = DEFAULTS["il1"], zero: str = D
     else:
         c5 = mean_variation(rx, ry, zero, scale=1.0)
     return np.array([c1, c2, c3, c4, c5])
+
+
+def covariances(x: np.ndarray, y: np.ndarray, ddof: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    """The covariance matrices of both files, without BLAS (the same bits on every CPU,
+    :mod:`sdcrisk.fixed_order`): the slow part of the measures at 10^6 records (correctly rounded
+    sums), so computed once where several measures need them."""
+    return covariance(x, ddof=ddof), covariance(y, ddof=ddof)
 
 
 def information_loss(original, masked, **options) -> float:
@@ -159,7 +167,7 @@ def il1s(original, masked) -> float:
     return float(il_components(original, masked, il1="sd_sqrt2")[0])
 
 
-def il_s_components(original, masked) -> np.ndarray:
+def il_s_components(original, masked, *, cov=None) -> np.ndarray:
     """The five parts of :func:`il_s`, as fractions: IL1s, IL2s, IL3s, IL4, IL5.
 
     * IL1s - :func:`il1s` (values, in units of ``sqrt(2) S_j``);
@@ -174,11 +182,12 @@ def il_s_components(original, masked) -> np.ndarray:
 
     ``S_j`` is the original attribute's sample standard deviation (``ddof=1``; the same as
     IL1s's). Every part is invariant under ``x -> a x + b`` (``a > 0``) applied to an attribute in
-    both files. A constant original attribute has no scale: ``ValueError``.
+    both files. A constant original attribute has no scale: ``ValueError``. ``cov``: as in
+    :func:`il_components` (``ddof=1``).
     """
     x, y = prepare(original, masked)
-    parts = il_components(x, y, il1="sd_sqrt2")
-    vx, vy = covariance(x, ddof=1), covariance(y, ddof=1)
+    vx, vy = covariances(x, y, 1) if cov is None else cov
+    parts = il_components(x, y, il1="sd_sqrt2", cov=(vx, vy))
     sd = np.sqrt(np.diag(vx))
     if not np.all(sd > 0):
         j = int(np.flatnonzero(~(sd > 0))[0])

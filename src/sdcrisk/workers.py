@@ -1,0 +1,248 @@
+"""Attack workers: :func:`sdcrisk.assess` runs the attacks on a large file in child processes.
+
+Why processes, not threads (measured at 100,000 x 10, rank swapping p = 5, 2 cores): the
+minimum-cost flow of OR-Tools, which solves PRL's and GDBRL's assignments, holds the
+interpreter's lock (GIL) for its whole solve (15 s of PRL's 16.5 s). Two attacks in threads then
+take longer than one after the other (the whole command 37.7 s, against 34 s for the attacks
+alone in sequence), and Ctrl-C waits for the solver (49 s observed at 200,000 records), because
+Python runs a signal handler only in the main thread, between bytecodes, holding the GIL.
+In child processes the attacks overlap for real and the parent, which only waits, stops at once.
+
+The parent writes the paired arrays once to a temporary directory (``.npy``; the workers map
+them read-only, so the pages are shared) and starts ``count`` workers, ``python -m
+sdcrisk.workers DIR``, each in its own session (a terminal's Ctrl-C reaches only the parent,
+which kills them: no stray traceback) and killed by the kernel if the parent dies (Linux
+``PR_SET_PDEATHSIG``). Tasks and results are pickled over the workers' stdin / a duplicate of
+their stdout (their own stdout goes to stderr, so a library's print cannot corrupt the stream).
+Attacks are handed out longest first (:func:`expected_seconds`); a worker's numba kernels use
+``cores // count`` threads and each worker may allocate ``1 / count`` of the memory limit
+(:mod:`sdcrisk.resources`), so two workers together stay within what one attack alone may use.
+
+While an attack runs longer than :data:`HEARTBEAT` seconds the parent reports it every
+:data:`HEARTBEAT` seconds with its elapsed time and the time left by the estimate of
+:func:`expected_seconds` (measured on the reference machine at 10^5 and 10^6 records): an
+estimate, not a count of records done. Results are those of the same attacks in the parent process: each
+worker calls the same function (``sdcrisk.assessment._attack_row``) on the same arrays and seed.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import warnings
+from dataclasses import fields, replace
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+import numpy as np
+
+from .resources import LIMIT_ENV, memory_limit
+
+HEARTBEAT = 10.0  # seconds between progress lines of a running attack
+# Seconds each attack took alone on 100,000 and on 1,000,000 records x 10 attributes (rank swapping
+# p = 5, 2 cores, benchmarks/results/assess.md): the order in which the attacks are handed out
+# (longest first) and, interpolated on log-log axes, the progress line's estimate.
+EXPECTED_SECONDS = {"PRL": (16.5, 111.0), "GDBRL": (5.6, 108.0), "PRL-graded": (4.3, 83.0),
+                    "L-RL(MA)": (1.9, 42.0), "RS-RL(p<=20%)": (2.3, 40.0), "RBRL-Sum": (1.9, 35.0),
+                    "DBRL": (1.0, 28.0), "RBRL-Max": (0.8, 14.0)}
+_SIZES = (100_000, 1_000_000)
+_ARRAYS = ("x", "y", "cx", "cy")
+_LIVE: set["AttackWorkers"] = set()  # running pools, for abort()
+
+
+class WorkerError(RuntimeError):
+    """An attack failed inside a worker: the message has its exception, ``where`` its place."""
+
+    def __init__(self, message: str, where: str = ""):
+        super().__init__(message)
+        self.where = where
+
+
+def expected_seconds(name: str, n: int) -> float | None:
+    """The time ``name`` should take on ``n`` records on the reference machine: the power law
+    through its two measured sizes (:data:`EXPECTED_SECONDS`)."""
+    if name not in EXPECTED_SECONDS or n < 2:
+        return None
+    (t1, t2), (n1, n2) = EXPECTED_SECONDS[name], _SIZES
+    return t1 * (n / n1) ** (math.log(t2 / t1) / math.log(n2 / n1))
+
+
+def _running(name: str, known: int, n: int, elapsed: float) -> str:
+    expect = expected_seconds(name, n)
+    if expect is None:
+        hint = ""
+    elif expect > elapsed:
+        hint = f", about {expect - elapsed:.0f} s left (estimated from the reference machine)"
+    else:
+        hint = f", past the {expect:.0f} s estimated from the reference machine"
+    return f"{name}, {known} known attribute(s): running for {elapsed:.0f} s{hint}"
+
+
+def _cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+class AttackWorkers:
+    """``count`` worker processes holding ``pair`` and ``perm``; :meth:`run` the attack tasks.
+    Use as a context manager: leaving it (also by Ctrl-C or an error) kills the workers and
+    removes the temporary directory."""
+
+    def __init__(self, pair, perm: np.ndarray, count: int):
+        self.count = max(1, int(count))
+        self.dir = Path(tempfile.mkdtemp(prefix="sdcrisk-workers-"))
+        self.procs: list[subprocess.Popen] = []
+        _LIVE.add(self)
+        try:
+            for name in _ARRAYS:
+                np.save(self.dir / f"{name}.npy", getattr(pair, name))
+            np.save(self.dir / "perm.npy", perm)
+            rest = replace(pair, **{name: None for name in _ARRAYS})
+            (self.dir / "pair.pickle").write_bytes(pickle.dumps(rest))
+            env = {**os.environ, LIMIT_ENV: str(memory_limit() // self.count),
+                   "NUMBA_NUM_THREADS": str(max(1, _cores() // self.count))}
+            for _ in range(self.count):
+                self.procs.append(subprocess.Popen([sys.executable, "-m", "sdcrisk.workers", str(self.dir)],
+                                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                                   start_new_session=True))
+        except BaseException:
+            self.close()
+            raise
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    def close(self) -> None:
+        """Kill the workers (at once: an attack may hold a solver for minutes) and remove the arrays."""
+        for p in self.procs:
+            if p.poll() is None:
+                p.kill()
+        for p in self.procs:
+            p.wait()
+            for stream in (p.stdin, p.stdout):
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+        _LIVE.discard(self)
+
+    def run(self, tasks, seed, prl_candidates, n: int, say, before=lambda name: None, meanwhile=None):
+        """The rows of ``tasks`` ([(attack name, known column indices)]), in order, and what
+        ``meanwhile()`` returned (called in this process while the workers run, e.g. the
+        information loss); ``before(name)`` is called before an attack starts (the compile
+        warm-up's wait)."""
+        order = sorted(range(len(tasks)), key=lambda k: -(expected_seconds(tasks[k][0], n) or 0.0))
+        lock = threading.Lock()
+        results: dict[int, dict] = {}
+        failure: list[BaseException] = []
+
+        def serve(proc: subprocess.Popen) -> None:
+            send = Connection(os.dup(proc.stdin.fileno()), readable=False)
+            recv = Connection(os.dup(proc.stdout.fileno()), writable=False)
+            try:
+                while not failure:
+                    with lock:
+                        if not order:
+                            return
+                        k = order.pop(0)
+                    name, cols = tasks[k]
+                    before(name)
+                    send.send((name, cols, seed, prl_candidates))
+                    t0, beat = time.perf_counter(), HEARTBEAT
+                    while not recv.poll(1.0):
+                        if proc.poll() is not None:
+                            raise WorkerError(f"the worker running {name} ended with status {proc.returncode}")
+                        elapsed = time.perf_counter() - t0
+                        if elapsed >= beat:
+                            beat += HEARTBEAT
+                            say(_running(name, len(cols), n, elapsed))
+                    kind, *payload = recv.recv()
+                    if kind == "error":
+                        raise WorkerError(*payload)
+                    results[k] = payload[0]
+                    with lock:
+                        say(f"[{len(results)}/{len(tasks)}] {name}, {len(cols)} known attribute(s): "
+                            f"{payload[0]['seconds']:.1f} s")
+            except BaseException as exc:  # noqa: BLE001 - handed to the caller
+                failure.append(exc)
+            finally:
+                send.close()
+                recv.close()
+
+        threads = [threading.Thread(target=serve, args=(p,), daemon=True) for p in self.procs]
+        for t in threads:
+            t.start()
+        other = meanwhile() if meanwhile is not None else None
+        for t in threads:
+            while t.is_alive():
+                t.join(0.2)  # short waits: Ctrl-C in the main thread is handled at once
+        if failure:
+            raise failure[0]
+        return [results[k] for k in range(len(tasks))], other
+
+
+def abort() -> None:
+    """Kill every running worker and remove its arrays (the command's Ctrl-C handler)."""
+    for pool in list(_LIVE):
+        pool.close()
+
+
+# ----------------------------------------------------------------------------- the worker process
+
+def _die_with_parent() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _load(directory: Path):
+    pair = pickle.loads((directory / "pair.pickle").read_bytes())
+    arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r") for name in _ARRAYS}
+    return replace(pair, **arrays), np.load(directory / "perm.npy")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve attack tasks from stdin until it closes (module docstring)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    out = os.dup(1)
+    os.dup2(2, 1)  # a stray print goes to stderr, not into the result stream
+    recv, send = Connection(os.dup(0), writable=False), Connection(out, readable=False)
+    from .assessment import _attack_row
+    from .cli import _where
+    from .linkage.probabilistic import ConvergenceWarning
+
+    pair, perm = _load(Path((argv or sys.argv[1:])[0]))
+    while True:
+        try:
+            name, cols, seed, prl_candidates = recv.recv()
+        except EOFError:
+            return 0
+        try:
+            with warnings.catch_warnings():  # a non-converged EM is reported in the row's note
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                row = _attack_row(name, pair, perm, cols, seed, prl_candidates)
+            send.send(("done", row))
+        except Exception as exc:  # noqa: BLE001 - reported by the parent as an internal error
+            send.send(("error", f"{type(exc).__name__}: {exc}", _where(exc)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Attack workers (sdcrisk.workers): the attacks of a large file in child processes give the
+rows of the same attacks in this process, an error names its place, Ctrl-C leaves nothing
+behind, and the progress estimate follows its measured points."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import sdcrisk
+import sdcrisk.assessment as assessment
+from sdcrisk import workers
+from sdcrisk.assessment import AssessError, attack_workers, pair_files
+
+
+def _files(n=400, seed=0):
+    rng = np.random.default_rng(seed)
+    x = pd.DataFrame(np.round(rng.lognormal(3.0, 0.7, (n, 4)), 1), columns=list("abcd"))
+    y = x + rng.normal(0.0, 0.3, x.shape) * x.std().to_numpy()
+    return x, y
+
+
+def test_workers_give_the_in_process_rows(monkeypatch):
+    x, y = _files()
+    monkeypatch.setenv("SDCRISK_WORKER_MIN", "0")
+    assert attack_workers(len(x), 2) == 2
+    pooled = sdcrisk.assess(x, y, scenarios="2..all")
+    monkeypatch.delenv("SDCRISK_WORKER_MIN")
+    assert attack_workers(len(x), 2) == 0
+    local = sdcrisk.assess(x, y, scenarios="2..all")
+    pd.testing.assert_frame_equal(pooled.drop(columns="seconds"), local.drop(columns="seconds"))
+
+
+def test_worker_count_rule(monkeypatch):
+    monkeypatch.delenv("SDCRISK_WORKER_MIN", raising=False)
+    assert attack_workers(assessment.WORKER_MIN - 1, 8) == 0
+    assert attack_workers(assessment.WORKER_MIN, 8) == 2
+    assert attack_workers(assessment.CONCURRENT_MAX + 1, 8) == 1  # one attack at a time: all the memory
+    assert attack_workers(assessment.WORKER_MIN, 1) == 1
+    monkeypatch.setenv("SDCRISK_WORKER_MIN", "many")
+    with pytest.raises(AssessError, match="SDCRISK_WORKER_MIN='many': expected a whole number"):
+        attack_workers(10, 2)
+
+
+def test_error_in_a_worker_names_the_exception_and_the_place(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    x, y = _files(50)
+    pair = pair_files(x, y)
+    with workers.AttackWorkers(pair, np.arange(pair.n), 1) as pool:
+        with pytest.raises(workers.WorkerError, match="KeyError: 'no such attack'") as err:
+            pool.run([("no such attack", [0, 1])], 0, None, pair.n, lambda m: None)
+    assert err.value.where.startswith(" at sdcrisk/")
+    assert not list(tmp_path.iterdir())  # the arrays are removed
+
+
+def test_the_memory_limit_is_shared_among_the_workers(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "1G")
+    x, y = _files(50)
+    pair = pair_files(x, y)
+    with workers.AttackWorkers(pair, np.arange(pair.n), 2) as pool:
+        limits = {open(f"/proc/{p.pid}/environ", "rb").read().split(b"\0").count(b"SDCRISK_MEMORY_LIMIT=536870912")
+                  for p in pool.procs}
+    assert limits == {1}
+
+
+def test_ctrl_c_kills_the_workers_and_removes_their_arrays(tmp_path):
+    """A real SIGINT while workers run: one line, status 130 at once, no worker left, no files."""
+    x, y = _files(30_000, seed=3)
+    x.to_parquet(tmp_path / "o.parquet")
+    y.to_parquet(tmp_path / "m.parquet")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = {**os.environ, "TMPDIR": str(tmp), "SDCRISK_WORKER_MIN": "0"}
+    proc = subprocess.Popen([sys.executable, "-m", "sdcrisk.cli", "assess", str(tmp_path / "o.parquet"),
+                             str(tmp_path / "m.parquet"), "--out", str(tmp_path / "rep")], env=env,
+                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    lines = []
+    for line in proc.stderr:  # wait until the workers have their arrays
+        lines.append(line)
+        if "attack(s) on" in line:
+            break
+    time.sleep(1.0)
+    pids = [int(p) for p in subprocess.run(["pgrep", "-f", f"sdcrisk.workers {tmp}"], capture_output=True,
+                                           text=True).stdout.split()]
+    proc.send_signal(signal.SIGINT)
+    t0 = time.perf_counter()
+    try:
+        _, rest = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, "".join(lines) + rest
+    assert time.perf_counter() - t0 < 2.0
+    assert rest.strip().splitlines()[-1] == "sdcrisk assess: error: interrupted; no report written"
+    assert "Traceback" not in rest and not (tmp_path / "rep").exists()
+    assert pids  # there were workers, and none is left
+    time.sleep(0.2)
+    assert not [p for p in pids if os.path.exists(f"/proc/{p}") and "Z" not in open(f"/proc/{p}/stat").read().split()[2]]
+    assert not list(tmp.iterdir())
+
+
+def test_progress_estimate_passes_through_its_measured_points():
+    for name, (t1, t2) in workers.EXPECTED_SECONDS.items():
+        assert workers.expected_seconds(name, 100_000) == pytest.approx(t1)
+        assert workers.expected_seconds(name, 1_000_000) == pytest.approx(t2)
+        assert workers.expected_seconds(name, 10_000_000) > t2
+    assert workers.expected_seconds("ID", 10**6) is None
+    assert "about 6 s left" in workers._running("PRL", 10, 100_000, 10.5)
+    assert "past the 16 s estimated" in workers._running("PRL", 10, 100_000, 30.0)

@@ -11,11 +11,15 @@
    against the sparse solver on 10 nearest candidates, time, % correct and the share of links
    on which they agree.
 3. ``--parts rsrl``: RS-RL with p unknown (<= 20 %) alone at --sizes, in this process.
-4. ``sdcrisk assess`` on the synthetic n x 10 files of ``bench_scaling.py`` (rank swapping
-   p = 5), every attack, in a child process per size: per-attack seconds (from the report), the
-   whole command's wall time and the child's peak memory (VmHWM).
+4. ``--parts large``: ``sdcrisk assess`` on the synthetic n x 10 files of ``bench_scaling.py``
+   (rank swapping p = 5), every attack, in a child process per size: per-attack seconds (from
+   the report) and peak memory (the worker's, from the progress lines), the
+   whole command's wall time and its peak memory (the process tree's, polled: the attack
+   workers included, their shared arrays once; :func:`_tree_mb`).
+5. ``--parts tied``: the same on heavily tied files (:func:`tied_data`: one decimal, noise-masked).
 
-Outputs in --out: assess.csv and assess.md.
+Outputs in --out: parts 1-3 in assess.csv and assess.md, parts 4-5 in assess_scale.csv and
+assess_scale.md (rows of other sizes already there are kept).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from bench_scaling import make_data, machine  # noqa: E402
 
 from sdcrisk.data import atomic_write  # noqa: E402
 
+SEED_TIED = 20261126
 REPEATS = 3  # EIA: runs with an empty, then a filled numba cache (fresh cache directory each)
 FIELDS = ["part", "data", "n", "task", "wall_s", "peak_mb", "percent_correct", "note"]
 
@@ -63,33 +68,60 @@ def _peak_mb(pid: int) -> float:
     return float("nan")
 
 
-def run_command(args: list[str], env: dict) -> tuple[float, float, subprocess.CompletedProcess]:
-    """Wall time, peak memory (MiB, polled VmHWM) and result of one command."""
-    t0 = time.perf_counter()
-    proc = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    peak = 0.0
-    while proc.poll() is None:
+def _tree_mb(pid: int) -> float:
+    """Memory of ``pid`` and its descendants (the attack workers), in MiB: their private resident
+    memory (RssAnon + RssShmem of /proc/PID/status, summed) plus the largest file-backed resident
+    set among them (RssFile: the workers' mapped arrays and the libraries, pages they share, so
+    counted once). Cheap to read: the kernel keeps these counters (``smaps_rollup``'s Pss walks
+    the page tables and slowed the attacks it measured)."""
+    private, shared, todo = 0.0, 0.0, [pid]
+    while todo:
+        p = todo.pop()
         try:
-            peak = max(peak, _peak_mb(proc.pid))
-        except (FileNotFoundError, ProcessLookupError):
+            fields = dict(line.split(":", 1) for line in Path(f"/proc/{p}/status").read_text().splitlines()
+                          if ":" in line)
+            private += sum(float(fields[k].split()[0]) for k in ("RssAnon", "RssShmem") if k in fields) / 1024.0
+            shared = max(shared, float(fields.get("RssFile", "0 kB").split()[0]) / 1024.0)
+            for task in Path(f"/proc/{p}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except (FileNotFoundError, ProcessLookupError, PermissionError):
             pass
-        time.sleep(0.2)
-    out, err = proc.communicate()
-    wall = time.perf_counter() - t0
-    return wall, peak, subprocess.CompletedProcess(args, proc.returncode, out, err)
+    return private + shared
+
+
+def run_command(args: list[str], env: dict) -> tuple[float, float, subprocess.CompletedProcess]:
+    """Wall time, peak memory (MiB: the command's process tree, polled every 0.2 s, shared pages
+    counted once; :func:`_tree_mb`) and result of one command."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:  # no pipe to fill
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(args, env=env, stdout=out, stderr=err, text=True)
+        peak = 0.0
+        while proc.poll() is None:
+            peak = max(peak, _tree_mb(proc.pid))
+            time.sleep(0.2)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        err.seek(0)
+        return wall, peak, subprocess.CompletedProcess(args, proc.returncode, out.read(), err.read())
 
 
 def _assess(work: Path, x: pd.DataFrame, y: pd.DataFrame, env: dict):
     x.to_parquet(work / "original.parquet")
     y.to_parquet(work / "masked.parquet")
     cmd = [sys.executable, "-m", "sdcrisk.cli", "assess", str(work / "original.parquet"),
-           str(work / "masked.parquet"), "--out", str(work / "report"), "--quiet"]
+           str(work / "masked.parquet"), "--out", str(work / "report")]
     wall, peak, proc = run_command(cmd, env)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
     import json
+    import re
 
     doc = json.loads((work / "report" / "report.json").read_text())
+    # each attack's worker peak, from the progress lines (sdcrisk.workers; none in this process)
+    peaks = {m[1]: 1024 * float(m[2]) for m in re.finditer(r"\] (\S+), \d+ known attribute\(s\): [\d.]+ s, "
+                                                             r"peak memory ([\d.]+) GiB", proc.stderr)}
+    for r in doc["results"]:
+        r["peak_mb"] = round(peaks[r["measure"]]) if r["measure"] in peaks else ""
     return wall, peak, doc["results"]
 
 
@@ -140,23 +172,39 @@ def part_gdbrl(rows: list[dict]) -> None:
                 print(rows[-1], flush=True)
 
 
-def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path) -> None:
+def tied_data(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """Heavily tied files: correlated standard-normal attributes rounded to one decimal (about 70
+    distinct values per attribute), masked by noise of half a standard deviation and rounded
+    again."""
+    rng = np.random.default_rng([SEED_TIED, n, m])
+    load = np.linspace(0.5, 0.9, m)
+    z = rng.standard_normal((n, 1)) * load + rng.standard_normal((n, m)) * np.sqrt(1 - load**2)
+    return np.round(z, 1), np.round(z + 0.5 * rng.standard_normal((n, m)), 1)
+
+
+def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied: bool = False) -> None:
+    """The whole command on the synthetic files, rank swapping p = 5 (``tied``: the tied files of
+    :func:`tied_data`, noise-masked)."""
+    part, label = ("assess tied", "tied noise sd/2") if tied else ("assess synthetic", "synthetic rankswap p=5")
     for n in sizes:
-        x = make_data(n, columns)
-        y = _mask("rankswap", x, p=5)
+        if tied:
+            x, y = tied_data(n, columns)
+        else:
+            x = make_data(n, columns)
+            y = _mask("rankswap", x, p=5)
         cols = [f"v{j}" for j in range(columns)]
         with tempfile.TemporaryDirectory() as tmp:
             wall, peak, results = _assess(Path(tmp), pd.DataFrame(x, columns=cols), pd.DataFrame(y, columns=cols),
                                           dict(os.environ))
-        rows.append({"part": "assess synthetic", "data": f"synthetic rankswap p=5", "n": n, "task": "sdcrisk assess",
+        rows.append({"part": part, "data": label, "n": n, "task": "sdcrisk assess",
                      "wall_s": round(wall, 1), "peak_mb": round(peak), "percent_correct": "", "note": "every attack"})
         print(rows[-1], flush=True)
         for r in results:
-            rows.append({"part": "assess synthetic attacks", "data": "synthetic rankswap p=5", "n": n, "task": r["measure"],
-                         "wall_s": round(r["seconds"], 2), "peak_mb": "",
+            rows.append({"part": f"{part} attacks", "data": label, "n": n, "task": r["measure"],
+                         "wall_s": round(r["seconds"], 2), "peak_mb": r["peak_mb"],
                          "percent_correct": "" if r["percent"] is None else round(r["percent"], 3),
                          "note": r["note"] or ""})
-        write(rows, out)  # after every size: a long run leaves what it measured
+        write(rows, out, "assess_scale")  # after every size: a long run leaves what it measured
 
 
 def part_rsrl(rows: list[dict], sizes: list[int], columns: int, out: Path) -> None:
@@ -182,19 +230,26 @@ def part_rsrl(rows: list[dict], sizes: list[int], columns: int, out: Path) -> No
         write(rows, out)
 
 
-def write(rows: list[dict], out: Path) -> None:
+def write(rows: list[dict], out: Path, stem: str = "assess") -> None:
+    """``stem``.csv and ``stem``.md in ``out``; rows already there for another (part, n) are kept,
+    so that sizes measured in separate runs add up in one table."""
+    old = out / f"{stem}.csv"
+    if old.is_file():
+        done = {(r["part"], str(r["n"])) for r in rows}
+        with old.open() as fh:
+            rows = [r for r in csv.DictReader(fh) if (r["part"], r["n"]) not in done] + rows
     buf = io.StringIO()
     w = csv.DictWriter(buf, FIELDS, lineterminator="\n")
     w.writeheader()
     w.writerows(rows)
-    atomic_write(out / "assess.csv", lambda tmp: Path(tmp).write_text(buf.getvalue()))
+    atomic_write(out / f"{stem}.csv", lambda tmp: Path(tmp).write_text(buf.getvalue()))
     lines = ["# `sdcrisk assess` and GDBRL: measured", "", "Machine:", "", *machine(), "",
              "Written by `python benchmarks/bench_assess.py`; see its docstring for what each part measures.", ""]
     for part in dict.fromkeys(r["part"] for r in rows):
         lines += [f"## {part}", "", "| " + " | ".join(FIELDS[1:]) + " |", "|" + "---|" * (len(FIELDS) - 1)]
         lines += ["| " + " | ".join(str(r[f]) for f in FIELDS[1:]) + " |" for r in rows if r["part"] == part]
         lines.append("")
-    atomic_write(out / "assess.md", lambda tmp: Path(tmp).write_text("\n".join(lines)))
+    atomic_write(out / f"{stem}.md", lambda tmp: Path(tmp).write_text("\n".join(lines)))
 
 
 def main(argv=None) -> None:
@@ -202,7 +257,7 @@ def main(argv=None) -> None:
     ap.add_argument("--sizes", default="100000,1000000")
     ap.add_argument("--columns", type=int, default=10)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
-    ap.add_argument("--parts", default="eia,gdbrl,large", help="eia, gdbrl, rsrl, large")
+    ap.add_argument("--parts", default="eia,gdbrl,large", help="eia, gdbrl, rsrl, large, tied")
     args = ap.parse_args(argv)
     rows: list[dict] = []
     parts = args.parts.split(",")
@@ -215,10 +270,14 @@ def main(argv=None) -> None:
         write(rows, out)
     if "rsrl" in parts:
         part_rsrl(rows, [int(s) for s in args.sizes.split(",") if s], args.columns, out)
+    sizes = [int(s) for s in args.sizes.split(",") if s]
     if "large" in parts:
-        part_large(rows, [int(s) for s in args.sizes.split(",") if s], args.columns, out)
-    write(rows, out)
-    print(f"wrote {Path(args.out) / 'assess.csv'} and assess.md")
+        part_large(rows, sizes, args.columns, out)
+    if "tied" in parts:
+        part_large(rows, sizes, args.columns, out, tied=True)
+    if {"eia", "gdbrl", "rsrl"} & set(parts):
+        write([r for r in rows if not r["part"].startswith(("assess synthetic", "assess tied"))], out)
+    print(f"wrote to {Path(args.out)}")
 
 
 if __name__ == "__main__":

@@ -40,7 +40,7 @@ def test_worker_count_rule(monkeypatch):
     monkeypatch.delenv("SDCRISK_WORKER_MIN", raising=False)
     assert attack_workers(assessment.WORKER_MIN - 1, 8) == 0
     assert attack_workers(assessment.WORKER_MIN, 8) == 2
-    assert attack_workers(assessment.CONCURRENT_MAX + 1, 8) == 1  # one attack at a time: all the memory
+    assert attack_workers(10 * assessment.CONCURRENT_MAX, 8) == 2  # the memory decides what runs together
     assert attack_workers(assessment.WORKER_MIN, 1) == 1
     monkeypatch.setenv("SDCRISK_WORKER_MIN", "many")
     with pytest.raises(AssessError, match="SDCRISK_WORKER_MIN='many': expected a whole number"):
@@ -58,15 +58,21 @@ def test_error_in_a_worker_names_the_exception_and_the_place(tmp_path, monkeypat
     assert not list(tmp_path.iterdir())  # the arrays are removed
 
 
-def test_the_memory_limit_is_shared_among_the_workers(tmp_path, monkeypatch):
+@pytest.mark.parametrize("share, overlap", [(0.6, False), (0.1, True)])
+def test_two_attacks_run_together_only_while_their_memory_fits(share, overlap, tmp_path, monkeypatch):
+    """Expected peaks of 60 % of the limit each: one attack at a time; of 10 %: two at a time."""
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "1G")
-    x, y = _files(50)
+    monkeypatch.setattr(workers, "expected_bytes", lambda name, n: share * workers.memory_limit())
+    x, y = _files(3000)
     pair = pair_files(x, y)
+    events = []
+    tasks = [("DBRL", [0, 1, 2, 3]), ("RBRL-Sum", [0, 1, 2, 3]), ("RBRL-Max", [0, 1, 2, 3]), ("DBRL", [0, 1])]
     with workers.AttackWorkers(pair, np.arange(pair.n), 2) as pool:
-        limits = {open(f"/proc/{p.pid}/environ", "rb").read().split(b"\0").count(b"SDCRISK_MEMORY_LIMIT=536870912")
-                  for p in pool.procs}
-    assert limits == {1}
+        rows, _ = pool.run(tasks, 0, None, pair.n, lambda m: events.append("end") if "] " in m else None,
+                           before=lambda name: events.append("start"))
+    assert len(rows) == 4 and all(r["percent"] >= 0 for r in rows)
+    running = np.cumsum([1 if e == "start" else -1 for e in events])
+    assert running.max() == (2 if overlap else 1)
 
 
 def test_ctrl_c_kills_the_workers_and_removes_their_arrays(tmp_path):
@@ -113,3 +119,17 @@ def test_progress_estimate_passes_through_its_measured_points():
     assert workers.expected_seconds("ID", 10**6) is None
     assert "about 6 s left" in workers._running("PRL", 10, 100_000, 10.5)
     assert "past the 16 s estimated" in workers._running("PRL", 10, 100_000, 30.0)
+
+
+def test_no_room_for_the_arrays_runs_the_attacks_here(monkeypatch):
+    from collections import namedtuple
+
+    x, y = _files(200)
+    local = sdcrisk.assess(x, y, attacks=["DBRL", "RBRL-Sum"], information_loss=False)
+    monkeypatch.setenv("SDCRISK_WORKER_MIN", "0")
+    usage = namedtuple("usage", "total used free")
+    monkeypatch.setattr(workers.shutil, "disk_usage", lambda path: usage(10, 10, 0))
+    said = []
+    pooled = sdcrisk.assess(x, y, attacks=["DBRL", "RBRL-Sum"], information_loss=False, progress=said.append)
+    assert any("need" in m and "free (TMPDIR chooses the place); the attacks run in this process" in m for m in said)
+    pd.testing.assert_frame_equal(pooled.drop(columns="seconds"), local.drop(columns="seconds"))

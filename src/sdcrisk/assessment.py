@@ -50,7 +50,7 @@ from .measures.uncertainty import wilson_interval
 from .measures.units import linkage_percent
 from .resources import MemoryLimitError, WorkLimitError
 from .validation import check_magnitude
-from .workers import AttackWorkers
+from .workers import AttackWorkers, NoRoomError
 
 COLUMNS = ["measure", "kind", "scenario", "known", "n_known", "n", "linked", "percent", "low", "high", "baseline",
            "draws_low", "draws_high", "seconds", "note"]
@@ -505,10 +505,10 @@ def _finish(row, name, info, credit, draws, guessed, n, notes, prl_candidates, t
 
 
 def attack_workers(n: int, steps: int) -> int:
-    """How many worker processes run the attacks on ``n`` records (0: in this process, the small
-    files): :data:`WORKER_MIN` records or more (the environment variable ``SDCRISK_WORKER_MIN``
-    overrides it), two up to :data:`CONCURRENT_MAX` records, else one (each attack with the
-    whole machine's memory)."""
+    """How many worker processes run the attacks on ``n`` records: none (in this process) below
+    :data:`WORKER_MIN` records (the environment variable ``SDCRISK_WORKER_MIN`` overrides it),
+    else two, or one for a single attack; the workers run two attacks at a time only while their
+    expected memory fits the limit (:mod:`sdcrisk.workers`)."""
     raw = os.environ.get("SDCRISK_WORKER_MIN", "").strip()
     try:
         least = int(raw) if raw else WORKER_MIN
@@ -516,7 +516,7 @@ def attack_workers(n: int, steps: int) -> int:
         raise AssessError(f"SDCRISK_WORKER_MIN={raw!r}: expected a whole number of records") from None
     if n < least or steps == 0:
         return 0
-    return 2 if n <= CONCURRENT_MAX and steps > 1 else 1
+    return min(2, steps)
 
 
 def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=None):
@@ -532,8 +532,13 @@ def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=No
     warmup = warm_in_background({name for name, _ in tasks})
     workers = attack_workers(pair.n, steps)
     if workers:
-        with AttackWorkers(pair, perm, workers) as pool:
-            return pool.run(tasks, seed, prl_candidates, pair.n, say, warmup.wait, meanwhile)
+        try:
+            pool = AttackWorkers(pair, perm, workers)
+        except NoRoomError as exc:
+            say(f"warning: {exc}; the attacks run in this process instead (Ctrl-C may then wait for a solver)")
+        else:
+            with pool:
+                return pool.run(tasks, seed, prl_candidates, pair.n, say, warmup.wait, meanwhile)
     rows = _attacks_in_process(tasks, pair, perm, seed, say, prl_candidates, warmup)
     return rows, meanwhile() if meanwhile is not None else None
 

@@ -14,15 +14,21 @@ sdcrisk.workers DIR``, each in its own session (a terminal's Ctrl-C reaches only
 which kills them: no stray traceback) and killed by the kernel if the parent dies (Linux
 ``PR_SET_PDEATHSIG``). Tasks and results are pickled over the workers' stdin / a duplicate of
 their stdout (their own stdout goes to stderr, so a library's print cannot corrupt the stream).
-Attacks are handed out longest first (:func:`expected_seconds`); a worker's numba kernels use
-``cores // count`` threads and each worker may allocate ``1 / count`` of the memory limit
-(:mod:`sdcrisk.resources`), so two workers together stay within what one attack alone may use.
+Attacks are handed out longest first (:func:`expected_seconds`), two at a time only while their
+expected peak memory (:func:`expected_bytes`) fits the memory limit together
+(:mod:`sdcrisk.resources`; a lone attack always runs and checks for itself); each attack may
+allocate what the limit leaves beside the other's expectation, and its numba kernels use half
+the cores while the other worker is busy, all of them for the last attack.
 
 While an attack runs longer than :data:`HEARTBEAT` seconds the parent reports it every
 :data:`HEARTBEAT` seconds with its elapsed time and the time left by the estimate of
 :func:`expected_seconds` (measured on the reference machine at 10^5 and 10^6 records): an
-estimate, not a count of records done. Results are those of the same attacks in the parent process: each
-worker calls the same function (``sdcrisk.assessment._attack_row``) on the same arrays and seed.
+estimate, not a count of records done. When an attack ends, its line gives its time and its
+worker's peak resident memory (Linux: the peak is reset before each attack). Results are those
+of the same attacks in the parent process: each worker calls the same function
+(``sdcrisk.assessment._attack_row``) on the same arrays and seed. Where the temporary directory
+has no room for the arrays, :class:`AttackWorkers` raises :class:`NoRoomError` and the caller
+runs the attacks in its own process.
 """
 
 from __future__ import annotations
@@ -48,14 +54,24 @@ from .resources import LIMIT_ENV, memory_limit
 
 HEARTBEAT = 10.0  # seconds between progress lines of a running attack
 # Seconds each attack took alone on 100,000 and on 1,000,000 records x 10 attributes (rank swapping
-# p = 5, 2 cores, benchmarks/results/assess.md): the order in which the attacks are handed out
-# (longest first) and, interpolated on log-log axes, the progress line's estimate.
-EXPECTED_SECONDS = {"PRL": (16.5, 111.0), "GDBRL": (5.6, 108.0), "PRL-graded": (4.3, 83.0),
-                    "L-RL(MA)": (1.9, 42.0), "RS-RL(p<=20%)": (2.3, 40.0), "RBRL-Sum": (1.9, 35.0),
-                    "DBRL": (1.0, 28.0), "RBRL-Max": (0.8, 14.0)}
+# p = 5, 2 cores, one attack at a time; benchmarks/results/assess_scale.md): the order in which the
+# attacks are handed out (longest first) and, interpolated on log-log axes, the progress estimate.
+EXPECTED_SECONDS = {"PRL": (16.5, 108.8), "GDBRL": (5.6, 105.9), "PRL-graded": (4.3, 76.2),
+                    "RS-RL(p<=20%)": (2.3, 74.6), "RBRL-Sum": (1.9, 58.6), "L-RL(MA)": (1.9, 40.9),
+                    "DBRL": (1.0, 26.0), "RBRL-Max": (0.8, 15.8)}
 _SIZES = (100_000, 1_000_000)
+# A worker's peak resident memory per record in the same benchmark at 10^6 records x 10 (the
+# mapped arrays included; measured peaks 1.43-3.69 GiB), above the interpreter and its libraries
+# (_WORKER_BASE): two attacks run at a time only while their sum stays within the memory limit.
+_WORKER_BASE = 300 * 2**20
+PEAK_BYTES_PER_RECORD = {"PRL-graded": 3648.0, "PRL": 3282.0, "GDBRL": 2552.0, "RS-RL(p<=20%)": 2015.0,
+                         "L-RL(MA)": 1940.0, "RBRL-Sum": 1330.0, "RBRL-Max": 1330.0, "DBRL": 1220.0}
 _ARRAYS = ("x", "y", "cx", "cy")
 _LIVE: set["AttackWorkers"] = set()  # running pools, for abort()
+
+
+class NoRoomError(OSError):
+    """The temporary directory cannot hold the workers' arrays."""
 
 
 class WorkerError(RuntimeError):
@@ -73,6 +89,13 @@ def expected_seconds(name: str, n: int) -> float | None:
         return None
     (t1, t2), (n1, n2) = EXPECTED_SECONDS[name], _SIZES
     return t1 * (n / n1) ** (math.log(t2 / t1) / math.log(n2 / n1))
+
+
+def expected_bytes(name: str, n: int) -> float:
+    """The peak memory of ``name``'s worker on ``n`` records: proportional to n from the 10^6
+    measurement (:data:`PEAK_BYTES_PER_RECORD`), the largest for an attack not measured."""
+    per = PEAK_BYTES_PER_RECORD.get(name, max(PEAK_BYTES_PER_RECORD.values()))
+    return _WORKER_BASE + per * n
 
 
 def _running(name: str, known: int, n: int, elapsed: float) -> str:
@@ -100,6 +123,11 @@ class AttackWorkers:
 
     def __init__(self, pair, perm: np.ndarray, count: int):
         self.count = max(1, int(count))
+        need = sum(getattr(pair, name).nbytes for name in _ARRAYS) + perm.nbytes
+        free = shutil.disk_usage(tempfile.gettempdir()).free
+        if need > 0.9 * free:
+            raise NoRoomError(f"the attack workers' arrays need {need / 2**30:.2f} GiB in {tempfile.gettempdir()}, "
+                              f"which has {free / 2**30:.2f} GiB free (TMPDIR chooses the place)")
         self.dir = Path(tempfile.mkdtemp(prefix="sdcrisk-workers-"))
         self.procs: list[subprocess.Popen] = []
         _LIVE.add(self)
@@ -109,8 +137,7 @@ class AttackWorkers:
             np.save(self.dir / "perm.npy", perm)
             rest = replace(pair, **{name: None for name in _ARRAYS})
             (self.dir / "pair.pickle").write_bytes(pickle.dumps(rest))
-            env = {**os.environ, LIMIT_ENV: str(memory_limit() // self.count),
-                   "NUMBA_NUM_THREADS": str(max(1, _cores() // self.count))}
+            env = dict(os.environ)
             for _ in range(self.count):
                 self.procs.append(subprocess.Popen([sys.executable, "-m", "sdcrisk.workers", str(self.dir)],
                                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
@@ -146,22 +173,37 @@ class AttackWorkers:
         information loss); ``before(name)`` is called before an attack starts (the compile
         warm-up's wait)."""
         order = sorted(range(len(tasks)), key=lambda k: -(expected_seconds(tasks[k][0], n) or 0.0))
-        lock = threading.Lock()
+        budget = memory_limit()
+        ready = threading.Condition()
+        running: dict[int, float] = {}  # task -> its expected peak memory, while it runs
         results: dict[int, dict] = {}
         failure: list[BaseException] = []
+
+        def take() -> tuple[int, float, int] | None:
+            """The next task that fits beside the running ones (longest first), its memory limit
+            and numba threads; waits while none fits; None when none is left."""
+            with ready:
+                while not failure and order:
+                    used = sum(running.values())
+                    fits = [k for k in order if not running or used + expected_bytes(tasks[k][0], n) <= budget]
+                    if fits:
+                        k = fits[0]
+                        order.remove(k)
+                        running[k] = expected_bytes(tasks[k][0], n)
+                        alone = len(running) == 1 and not order
+                        return k, budget - used, _cores() if alone else max(1, _cores() // self.count)
+                    ready.wait()
+                return None
 
         def serve(proc: subprocess.Popen) -> None:
             send = Connection(os.dup(proc.stdin.fileno()), readable=False)
             recv = Connection(os.dup(proc.stdout.fileno()), writable=False)
             try:
-                while not failure:
-                    with lock:
-                        if not order:
-                            return
-                        k = order.pop(0)
+                while (job := take()) is not None:
+                    k, limit, threads = job
                     name, cols = tasks[k]
                     before(name)
-                    send.send((name, cols, seed, prl_candidates))
+                    send.send((name, cols, seed, prl_candidates, limit, threads))
                     t0, beat = time.perf_counter(), HEARTBEAT
                     while not recv.poll(1.0):
                         if proc.poll() is not None:
@@ -173,12 +215,17 @@ class AttackWorkers:
                     kind, *payload = recv.recv()
                     if kind == "error":
                         raise WorkerError(*payload)
-                    results[k] = payload[0]
-                    with lock:
+                    with ready:
+                        results[k], peak = payload
+                        del running[k]
+                        ready.notify_all()
+                        memory = f", peak memory {peak / 2**30:.2f} GiB" if peak else ""
                         say(f"[{len(results)}/{len(tasks)}] {name}, {len(cols)} known attribute(s): "
-                            f"{payload[0]['seconds']:.1f} s")
+                            f"{results[k]['seconds']:.1f} s{memory}")
             except BaseException as exc:  # noqa: BLE001 - handed to the caller
-                failure.append(exc)
+                with ready:
+                    failure.append(exc)
+                    ready.notify_all()
             finally:
                 send.close()
                 recv.close()
@@ -212,6 +259,25 @@ def _die_with_parent() -> None:
         pass
 
 
+def _reset_peak() -> None:
+    """Start a new peak of the resident set (VmHWM; Linux ``clear_refs`` 5)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def _peak() -> int:
+    """The resident set's peak since :func:`_reset_peak`, in bytes (0 where unknown)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
 def _load(directory: Path):
     pair = pickle.loads((directory / "pair.pickle").read_bytes())
     arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r") for name in _ARRAYS}
@@ -225,6 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     out = os.dup(1)
     os.dup2(2, 1)  # a stray print goes to stderr, not into the result stream
     recv, send = Connection(os.dup(0), writable=False), Connection(out, readable=False)
+    import numba
+
     from .assessment import _attack_row
     from .cli import _where
     from .linkage.probabilistic import ConvergenceWarning
@@ -232,14 +300,17 @@ def main(argv: list[str] | None = None) -> int:
     pair, perm = _load(Path((argv or sys.argv[1:])[0]))
     while True:
         try:
-            name, cols, seed, prl_candidates = recv.recv()
+            name, cols, seed, prl_candidates, limit, threads = recv.recv()
         except EOFError:
             return 0
         try:
+            os.environ[LIMIT_ENV] = str(max(int(limit), 1))  # what the running attacks leave
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+            _reset_peak()
             with warnings.catch_warnings():  # a non-converged EM is reported in the row's note
                 warnings.simplefilter("ignore", ConvergenceWarning)
                 row = _attack_row(name, pair, perm, cols, seed, prl_candidates)
-            send.send(("done", row))
+            send.send(("done", row, _peak()))
         except Exception as exc:  # noqa: BLE001 - reported by the parent as an internal error
             send.send(("error", f"{type(exc).__name__}: {exc}", _where(exc)))
 

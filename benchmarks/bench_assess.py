@@ -105,11 +105,11 @@ def run_command(args: list[str], env: dict) -> tuple[float, float, subprocess.Co
         return wall, peak, subprocess.CompletedProcess(args, proc.returncode, out.read(), err.read())
 
 
-def _assess(work: Path, x: pd.DataFrame, y: pd.DataFrame, env: dict):
+def _assess(work: Path, x: pd.DataFrame, y: pd.DataFrame, env: dict, extra: tuple[str, ...] = ()):
     x.to_parquet(work / "original.parquet")
     y.to_parquet(work / "masked.parquet")
     cmd = [sys.executable, "-m", "sdcrisk.cli", "assess", str(work / "original.parquet"),
-           str(work / "masked.parquet"), "--out", str(work / "report")]
+           str(work / "masked.parquet"), "--out", str(work / "report"), *extra]
     wall, peak, proc = run_command(cmd, env)
     if proc.returncode != 0:
         raise SystemExit(proc.stderr)
@@ -182,9 +182,10 @@ def tied_data(n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
     return np.round(z, 1), np.round(z + 0.5 * rng.standard_normal((n, m)), 1)
 
 
-def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied: bool = False) -> None:
+def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied: bool = False,
+               attacks: str = "") -> None:
     """The whole command on the synthetic files, rank swapping p = 5 (``tied``: the tied files of
-    :func:`tied_data`, noise-masked)."""
+    :func:`tied_data`, noise-masked); ``attacks``: only these (``--attacks``), else every one."""
     part, label = ("assess tied", "tied noise sd/2") if tied else ("assess synthetic", "synthetic rankswap p=5")
     for n in sizes:
         if tied:
@@ -195,9 +196,11 @@ def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied
         cols = [f"v{j}" for j in range(columns)]
         with tempfile.TemporaryDirectory() as tmp:
             wall, peak, results = _assess(Path(tmp), pd.DataFrame(x, columns=cols), pd.DataFrame(y, columns=cols),
-                                          dict(os.environ))
+                                          dict(os.environ), ("--attacks", attacks) if attacks else ())
+        limit = os.environ.get("SDCRISK_MEMORY_LIMIT")
+        note = (f"attacks {attacks}" if attacks else "every attack") + (f"; SDCRISK_MEMORY_LIMIT={limit}" if limit else "")
         rows.append({"part": part, "data": label, "n": n, "task": "sdcrisk assess",
-                     "wall_s": round(wall, 1), "peak_mb": round(peak), "percent_correct": "", "note": "every attack"})
+                     "wall_s": round(wall, 1), "peak_mb": round(peak), "percent_correct": "", "note": note})
         print(rows[-1], flush=True)
         for r in results:
             rows.append({"part": f"{part} attacks", "data": label, "n": n, "task": r["measure"],
@@ -258,6 +261,7 @@ def main(argv=None) -> None:
     ap.add_argument("--columns", type=int, default=10)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
     ap.add_argument("--parts", default="eia,gdbrl,large", help="eia, gdbrl, rsrl, large, tied")
+    ap.add_argument("--attacks", default="", help="parts large, tied: only these attacks (comma-separated)")
     args = ap.parse_args(argv)
     rows: list[dict] = []
     parts = args.parts.split(",")
@@ -272,9 +276,9 @@ def main(argv=None) -> None:
         part_rsrl(rows, [int(s) for s in args.sizes.split(",") if s], args.columns, out)
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if "large" in parts:
-        part_large(rows, sizes, args.columns, out)
+        part_large(rows, sizes, args.columns, out, attacks=args.attacks)
     if "tied" in parts:
-        part_large(rows, sizes, args.columns, out, tied=True)
+        part_large(rows, sizes, args.columns, out, tied=True, attacks=args.attacks)
     if {"eia", "gdbrl", "rsrl"} & set(parts):
         write([r for r in rows if not r["part"].startswith(("assess synthetic", "assess tied"))], out)
     print(f"wrote to {Path(args.out)}")

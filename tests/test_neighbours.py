@@ -317,3 +317,25 @@ def test_bad_arguments():
         rbrl(b + np.arange(5)[:, None], b, method="fast")
     with pytest.raises(ValueError, match="method"):
         rsrl(b + np.arange(5)[:, None], b, p=5, method="fast")
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 120), m=st.integers(1, 4), levels=st.integers(1, 6), seed=st.integers(0, 10**6),
+       metric=st.sampled_from(["sqeuclidean", "l1", "linf"]), boxed=st.booleans(), leaf=st.sampled_from([1, 3, 16]))
+def test_ties_counted_by_the_query_equal_the_separate_count(n, m, levels, seed, metric, boxed, leaf):
+    """The ties the query counts on its way (KDTree.counted_ties: a second search only where it is
+    unsure) are those of the separate count (KDTree.ties), on heavily tied integer data, in boxes or not."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, levels, (n, m)).astype(float)
+    b = rng.integers(0, levels, (n + 3, m)).astype(float)
+    keys = rng.integers(0, 5, (n + 3, 2)) if boxed else None
+    tree = KDTree(b, keys, leaf)
+    box = {}
+    if boxed:
+        lo = rng.integers(0, 3, (n, 2))
+        box = {"lo": lo, "hi": lo + rng.integers(1, 4, (n, 2))}
+    truth = rng.integers(-1, n + 3, n)
+    links, dist, ties, hit = tree.query(a, metric, rescore=False, truth=truth, **box)
+    total, want_hit = tree.ties(a, dist, truth, metric, **box)
+    assert np.array_equal(ties, np.where(links >= 0, total, 0))
+    assert np.array_equal(hit, want_hit & (links >= 0))

@@ -133,3 +133,17 @@ def test_no_room_for_the_arrays_runs_the_attacks_here(monkeypatch):
     pooled = sdcrisk.assess(x, y, attacks=["DBRL", "RBRL-Sum"], information_loss=False, progress=said.append)
     assert any("need" in m and "free (TMPDIR chooses the place); the attacks run in this process" in m for m in said)
     pd.testing.assert_frame_equal(pooled.drop(columns="seconds"), local.drop(columns="seconds"))
+
+
+def test_an_attack_expected_above_the_limit_is_refused_up_front(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "100M")  # below a worker's expected peak on any file
+    x, y = _files(3000)
+    pair = pair_files(x, y)
+    with workers.AttackWorkers(pair, np.arange(pair.n), 1) as pool:
+        (row,), _ = pool.run([("RBRL-Sum", [0, 1, 2, 3])], 0, None, pair.n, lambda m: None)
+    need = workers.expected_bytes("RBRL-Sum", 3000) / 2**30
+    assert row["note"].startswith(f"not run: RBRL-Sum on 3,000 records: its expected peak (measured per record "
+                                  f"at 10^6, sdcrisk.workers): needs about {need:.2f} GiB, more than the limit "
+                                  "of 0.10 GiB (set SDCRISK_MEMORY_LIMIT")
+    assert np.isnan(row["percent"])

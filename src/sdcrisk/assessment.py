@@ -48,7 +48,7 @@ from .measures.interval_disclosure import interval_disclosure_by_attribute
 from .measures.scenarios import ScenarioRangeError, scenario_range
 from .measures.uncertainty import wilson_interval
 from .measures.units import linkage_percent
-from .resources import MemoryLimitError, WorkLimitError
+from .resources import MemoryLimitError, WorkLimitError, check_memory
 from .validation import check_magnitude
 from .workers import AttackWorkers, NoRoomError
 
@@ -396,11 +396,13 @@ def _sizes(xb, yb):
 MIXED_DISTANCE = ("DBRL", "GDBRL")  # attacks that compare changed categorical attributes by the mixed distance
 
 
-def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None) -> dict:
+def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expected: float | None = None) -> dict:
     """One attack on the scenario ``cols`` (indices of ``pair.columns``); the masked file is seen in
     order ``perm``. Returns the row's ``linked`` (expected correct links, ties broken uniformly at
     random), ``percent``, ``low``/``high`` (95 % interval), ``baseline`` (random guess),
-    ``draws_low``/``draws_high`` (GDBRL's tie draws), ``note`` and ``seconds``."""
+    ``draws_low``/``draws_high`` (GDBRL's tie draws), ``note`` and ``seconds``. ``expected``: the
+    attack's expected peak memory (the workers' estimate, :func:`sdcrisk.workers.expected_bytes`),
+    refused up front when above the memory limit."""
     rng = np.random.Generator(np.random.PCG64(seed))
     known = [pair.columns[c] for c in cols]
     kn = [pair.numeric.index(c) for c in known if c in pair.numeric]
@@ -418,6 +420,9 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None) -> dict
     jc = [pair.categorical.index(c) for c in changed]
     t0 = time.perf_counter()
     try:
+        if expected is not None:
+            check_memory(f"{name} on {n:,} records: its expected peak (measured per record at 10^6, "
+                         "sdcrisk.workers)", expected)
         if name in MIXED_DISTANCE and (keys or changed):
             ncat = pair.ncat(changed)
             xm = mixed_matrix(pair.x[:, kn], pair.cx[:, jc], ncat)

@@ -18,7 +18,9 @@ Attacks are handed out longest first (:func:`expected_seconds`), two at a time o
 expected peak memory (:func:`expected_bytes`) fits the memory limit together
 (:mod:`sdcrisk.resources`; a lone attack always runs and checks for itself); each attack may
 allocate what the limit leaves beside the other's expectation, and its numba kernels use half
-the cores while the other worker is busy, all of them for the last attack.
+the cores while the other worker is busy, all of them for the last attack. An attack whose
+expected peak alone exceeds the limit is refused up front with the estimate (its row says
+``not run``), before it allocates anything.
 
 While an attack runs longer than :data:`HEARTBEAT` seconds the parent reports it every
 :data:`HEARTBEAT` seconds with its elapsed time and the time left by the estimate of
@@ -309,7 +311,8 @@ def main(argv: list[str] | None = None) -> int:
             _reset_peak()
             with warnings.catch_warnings():  # a non-converged EM is reported in the row's note
                 warnings.simplefilter("ignore", ConvergenceWarning)
-                row = _attack_row(name, pair, perm, cols, seed, prl_candidates)
+                expected = None if name == "PRL" and prl_candidates else expected_bytes(name, pair.n)
+                row = _attack_row(name, pair, perm, cols, seed, prl_candidates, expected)
             send.send(("done", row, _peak()))
         except Exception as exc:  # noqa: BLE001 - reported by the parent as an internal error
             send.send(("error", f"{type(exc).__name__}: {exc}", _where(exc)))

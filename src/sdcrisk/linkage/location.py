@@ -269,18 +269,34 @@ def _run_keys(ysorted: np.ndarray, pos: np.ndarray, a: np.ndarray, b: np.ndarray
     return np.take_along_axis(runstart, pos, axis=0)
 
 
-def _nearest_in_box(tree: KDTree, keys: np.ndarray, xs: np.ndarray, a: np.ndarray, b: np.ndarray):
+def _nearest_in_box(tree: KDTree, keys: np.ndarray, xs: np.ndarray, a: np.ndarray, b: np.ndarray,
+                    count: bool = False):
     """Per original record the nearest masked record inside its box ``a <= keys < b`` (lowest index
     on ties): first the nearest over all records (no key tests, about twice as fast), then the box
     query for the records whose nearest lies outside their box. Same result as the box query
     alone: when the overall nearest (lowest index among the minima, same kernel arithmetic) is
-    allowed, it is also the lowest allowed index at the allowed minimum."""
-    links, score = tree.query(xs, "sqeuclidean", rescore=False)
+    allowed, it is also the lowest allowed index at the allowed minimum.
+
+    ``count=True`` also returns the ties the searches counted in the box (-1 where unsure, for
+    :meth:`KDTree.counted_ties`): a record linked by the first search with no other record at its
+    distance anywhere has exactly one in its box; one with several is recounted in its box."""
+    if count:
+        links, score, counted = tree.query(xs, "sqeuclidean", rescore=False, count=True)
+    else:
+        links, score = tree.query(xs, "sqeuclidean", rescore=False)
     k = keys[np.maximum(links, 0)]
     redo = np.flatnonzero((links < 0) | ((k < a) | (k >= b)).any(axis=1))
-    if redo.size:
+    if redo.size and count:
+        links[redo], score[redo], counted[redo] = tree.query(xs[redo], "sqeuclidean", lo=a[redo], hi=b[redo],
+                                                             rescore=False, count=True)
+    elif redo.size:
         links[redo], score[redo] = tree.query(xs[redo], "sqeuclidean", lo=a[redo], hi=b[redo], rescore=False)
-    return links, score
+    if not count:
+        return links, score
+    first = np.ones(links.size, dtype=bool)
+    first[redo] = False
+    counted[first & (counted != 1)] = -1  # ties counted over all records, not only the box's
+    return links, score, counted
 
 
 def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray,
@@ -311,11 +327,11 @@ def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray
         b = np.ascontiguousarray(b, dtype=np.int64)
         keys = _run_keys(ysorted, pos, a, b)
         tree = KDTree(ys, keys=keys)
-        links, score = _nearest_in_box(tree, keys, xs, a, b)
+        links, score, *counted = _nearest_in_box(tree, keys, xs, a, b, count=truth is not None)
         res = LinkResult(links=links, candidates=tree.count(a, b) if count else None, score=score)
         if truth is None:
             return res
-        ties, hit = tree.ties(xs, score, truth, "sqeuclidean", lo=a, hi=b)
+        ties, hit = tree.counted_ties(xs, score, counted[0], truth, "sqeuclidean", lo=a, hi=b)
         return with_ties(res, np.where(links >= 0, ties, 0), hit & (links >= 0))
     if truth is not None and combine != "intersection":
         raise ValueError("truth: the expected credit is implemented for combine='intersection' only")

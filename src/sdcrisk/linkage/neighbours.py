@@ -335,15 +335,19 @@ def _descend(i0, i1, out, q, blo, bhi, left, right, start, metric):
 
 @njit(cache=True, nogil=True)
 def _query(i0, i1, order, links, dist, found, q, ptsT, keysT, idx, start, end, left, right, blo, bhi, klo, khi,
-           minidx, maxdepth, maxleaf, metric, lo, hi, use_box, tol, near):
+           minidx, maxdepth, maxleaf, metric, lo, hi, use_box, tol, near, mult, tcount):
     """Per query row: the minimum distance over the allowed rows and the lowest original index
     attaining it (-1, inf when no row is allowed or every distance is infinite).
 
     With a non-empty ``near`` (n x K), also the original indices of the rows within
     ``best + tol[i]`` of the final minimum ``best``, written to ``near[i, :count]``; the returned
-    count is -1 when more than K rows qualify. Query rows ``order[i0:i1]`` only, into ``links``,
-    ``dist``, ``found``."""
+    count is -1 when more than K rows qualify. With a non-empty ``tcount`` (and no ``near``), also
+    the number of allowed rows (multiplicities ``mult`` summed) at exactly the minimum, counted
+    on the way, or -1 where the search skipped a subtree that may hold more of them (the one it
+    skips for a lower index at an equal bound): :meth:`KDTree.ties` decides those. Query rows
+    ``order[i0:i1]`` only, into ``links``, ``dist``, ``found``, ``tcount``."""
     collect = near.shape[0] > 0
+    counting = tcount.shape[0] > 0 and not collect
     K = near.shape[1]
     cap = 2 * maxdepth + 4
     node = np.empty(cap, dtype=np.int64)
@@ -361,6 +365,8 @@ def _query(i0, i1, order, links, dist, found, q, ptsT, keysT, idx, start, end, l
         arg = -1
         nc = 0
         over = False
+        cnt = 0
+        unsure = False
         top = 0
         st = _root_state(use_box, lo, hi, i, klo, khi)
         if st > 0:
@@ -372,7 +378,10 @@ def _query(i0, i1, order, links, dist, found, q, ptsT, keysT, idx, start, end, l
             top -= 1
             v = node[top]
             bv = bnd[top]
-            if bv > lim or (not collect and bv == best and minidx[v] > arg):
+            if bv > lim:
+                continue
+            if not collect and bv == best and minidx[v] > arg:
+                unsure = True  # rows at the minimum may lie in there
                 continue
             inside = full[top]
             if left[v] < 0:
@@ -399,6 +408,12 @@ def _query(i0, i1, order, links, dist, found, q, ptsT, keysT, idx, start, end, l
                             cidx[nc] = idx[p]
                             cd[nc] = d
                             nc += 1
+                    if counting and d <= best:
+                        if d < best:
+                            cnt = mult[p]
+                            unsure = False  # a skipped subtree's bound was the old minimum: above this one
+                        else:
+                            cnt += mult[p]
                     if d < best or (d == best and idx[p] < arg):
                         best = d
                         arg = idx[p]
@@ -427,6 +442,8 @@ def _query(i0, i1, order, links, dist, found, q, ptsT, keysT, idx, start, end, l
                 top += 1
         links[i] = arg
         dist[i] = best
+        if counting:
+            tcount[i] = -1 if unsure else cnt
         if collect:
             if over:
                 found[i] = -1
@@ -651,6 +668,19 @@ def _ties(i0, i1, order, total, hit, q, thr, target, ptsT, keysT, mult, start, e
             hit[i] = (not use_box or ok[0]) and acc[0] <= t
 
 
+@njit(cache=True, nogil=True)
+def _hits(hit, q, thr, target, ptsT, keysT, maxleaf, metric, lo, hi, use_box):
+    """Per query row ``i``: whether the row at sorted position ``target[i]`` (-1: none) is in the
+    box and at distance ``<= thr[i]`` (:func:`_leaf`'s arithmetic), as :func:`_ties` decides it."""
+    acc = np.empty(maxleaf)
+    ok = np.empty(maxleaf, dtype=np.bool_)
+    for i in range(q.shape[0]):
+        p = target[i]
+        if p >= 0:
+            _leaf(q, i, ptsT, keysT, p, p + 1, metric, lo, hi, use_box, acc, ok)
+            hit[i] = (not use_box or ok[0]) and acc[0] <= thr[i]
+
+
 def _in_threads(kernel, n: int, *args) -> None:
     """``kernel(i0, i1, *args)`` over blocks of ``range(n)`` on numba's number of threads (the
     kernels release the GIL and write disjoint rows of their outputs)."""
@@ -666,13 +696,17 @@ def _in_threads(kernel, n: int, *args) -> None:
             f.result()
 
 
-def _run_query(order: np.ndarray, *args):
+def _run_query(order: np.ndarray, *args, mult=None):
+    """:func:`_query` on every row; ``mult`` (the stored rows' multiplicities) also counts the
+    ties on the way (its ``tcount``, the fourth result; else an empty array)."""
     n = order.size
     links = np.full(n, -1, dtype=np.int64)
     dist = np.full(n, np.inf)
     found = np.zeros(n, dtype=np.int64)
-    _in_threads(_query, n, order, links, dist, found, *args)
-    return links, dist, found
+    tcount = np.zeros(n if mult is not None else 0, dtype=np.int64)
+    mult = np.zeros(0, dtype=np.int64) if mult is None else mult
+    _in_threads(_query, n, order, links, dist, found, *args, mult, tcount)
+    return links, dist, found, tcount
 
 
 def _run_ball(order: np.ndarray, q, *args):
@@ -760,7 +794,8 @@ class KDTree:
             raise ValueError(f"lo and hi must have shape {shape}, got {lo.shape} and {hi.shape}")
         return (np.ascontiguousarray(lo, dtype=np.int64), np.ascontiguousarray(hi, dtype=np.int64), True)
 
-    def query(self, a, metric: str = "sqeuclidean", *, lo=None, hi=None, rescore: bool = True, truth=None):
+    def query(self, a, metric: str = "sqeuclidean", *, lo=None, hi=None, rescore: bool = True, truth=None,
+              count: bool = False):
         """Nearest allowed row of the tree for every row of ``a``: ``(index int64, distance float64)``,
         lowest index on ties, (-1, inf) when no row is allowed.
 
@@ -774,6 +809,10 @@ class KDTree:
         (identical rows counted) at exactly the link's distance, as the link decides it (numpy's
         re-scored distances when ``rescore``, else the kernel's), 0 without a link; ``hit[i]``
         whether ``truth[i]`` is one of them (:meth:`ties`).
+
+        ``count=True`` (the kernel's arithmetic: ``rescore=False`` or another metric) returns
+        ``(index, distance, counted)``: the ties the search counted on its way, -1 where it is
+        unsure (:func:`_query`); :meth:`counted_ties` completes them.
         """
         if metric not in METRICS:
             raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}")
@@ -787,17 +826,23 @@ class KDTree:
                 self.blo, self.bhi, self.klo, self.khi)
         tree = (self.minidx, self.maxdepth, self.maxleaf, code, lo, hi, use_box)
         if code != 0 or not rescore:
-            links, dist, _ = _run_query(self._order(a, code), a, *args, *tree, np.zeros(0),
-                                        np.zeros((0, 1), dtype=np.int64))
+            links, dist, _, counted = _run_query(self._order(a, code), a, *args, *tree, np.zeros(0),
+                                                 np.zeros((0, 1), dtype=np.int64),
+                                                 mult=None if truth is None and not count else self.mult)
+            if count:
+                return links, dist, counted
             if truth is None:
                 return links, dist
-            ties, hit = self.ties(a, dist, truth, metric, lo=lo if use_box else None, hi=hi if use_box else None)
+            ties, hit = self.counted_ties(a, dist, counted, truth, metric, lo=lo if use_box else None,
+                                          hi=hi if use_box else None)
             return links, dist, np.where(links >= 0, ties, 0), hit & (links >= 0)
+        if count:
+            raise ValueError("count=True needs the kernel's arithmetic (rescore=False, or metric 'l1' / 'linf')")
         # the brute force's candidate rows: kernel distance within tol of the kernel minimum
         bmax = np.einsum("ij,ij->i", self.b, self.b).max(initial=0.0)
         tol = REL_TOL * (np.einsum("ij,ij->i", a, a) + bmax)
         near = np.empty((n, _NEAR), dtype=np.int64)
-        links, dist, found = _run_query(self._order(a, code), a, *args, *tree, tol, near)
+        links, dist, found, _ = _run_query(self._order(a, code), a, *args, *tree, tol, near)
         has = links >= 0
         over = np.flatnonzero(found < 0)
         found[over] = 0
@@ -852,6 +897,25 @@ class KDTree:
                     target, self.ptsT, self.keysT, self.mult, self.start, self.end, self.left, self.right,
                     self.blo, self.bhi, self.klo, self.khi, self.node_count, self.maxdepth, self.maxleaf, code,
                     lo, hi, use_box)
+        return total, hit
+
+    def counted_ties(self, a, dist, counted, truth, metric: str = "sqeuclidean", *, lo=None, hi=None):
+        """:meth:`ties` from the counts the query made on its way (``counted``, -1 where it is
+        unsure: :func:`_query`); the tree is searched again only for those rows. ``hit`` is the
+        true row's own distance test (:func:`_hits`)."""
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        n = a.shape[0]
+        lo, hi, use_box = self._box(n, lo, hi)
+        stored = self._stored(truth, n)
+        target = np.where(stored >= 0, self.where[np.maximum(stored, 0)], -1)
+        dist = np.ascontiguousarray(dist, dtype=np.float64)
+        total = np.asarray(counted, dtype=np.int64).copy()
+        hit = np.zeros(n, dtype=np.bool_)
+        _hits(hit, a, dist, target, self.ptsT, self.keysT, self.maxleaf, METRICS[metric], lo, hi, use_box)
+        redo = np.flatnonzero(total < 0)
+        if redo.size:
+            total[redo], hit[redo] = self.ties(a[redo], dist[redo], np.asarray(truth)[redo], metric,
+                                               lo=lo[redo] if use_box else None, hi=hi[redo] if use_box else None)
         return total, hit
 
     def knn(self, a, k: int, approx: float = 0.0) -> tuple[np.ndarray, np.ndarray]:

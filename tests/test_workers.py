@@ -3,6 +3,7 @@ rows of the same attacks in this process, an error names its place, Ctrl-C leave
 behind, and the progress estimate follows its measured points."""
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -147,3 +148,35 @@ def test_an_attack_expected_above_the_limit_is_refused_up_front(tmp_path, monkey
                                   f"at 10^6, sdcrisk.workers): needs about {need:.2f} GiB, more than the limit "
                                   "of 0.10 GiB (set SDCRISK_MEMORY_LIMIT")
     assert np.isnan(row["percent"])
+
+
+def test_the_tree_searches_report_records_done(monkeypatch):
+    from sdcrisk import progress
+    from sdcrisk.linkage.neighbours import KDTree
+
+    said = []
+    monkeypatch.setattr(progress, "EVERY", 0.0)
+    progress.set_reporter(said.append)
+    try:
+        rng = np.random.default_rng(0)
+        b = rng.normal(size=(5000, 3))
+        plain = KDTree(b).query(b[:3000])
+        progress.set_reporter(None)
+        assert said and said[-1] == "nearest-record search: 3,000 of 3,000 records"
+        assert all(m.startswith(("search order: ", "nearest-record search: ")) for m in said)
+        quiet = KDTree(b).query(b[:3000])  # no reporter: nothing, and the same links
+        assert np.array_equal(plain[0], quiet[0])
+    finally:
+        progress.set_reporter(None)
+
+
+def test_the_progress_line_carries_the_worker_s_count(tmp_path, monkeypatch):
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    monkeypatch.setattr(workers, "HEARTBEAT", 0.0)  # a line at every message
+    x, y = _files(3000)
+    pair = pair_files(x, y)
+    said = []
+    with workers.AttackWorkers(pair, np.arange(pair.n), 1) as pool:
+        pool.run([("DBRL", [0, 1, 2, 3])], 0, None, pair.n, said.append)
+    assert any(re.search(r"DBRL, 4 known attribute\(s\): running for .*; [a-z -]+: [\d,]+ of 3,000 records$", m)
+               for m in said)

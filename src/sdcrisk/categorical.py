@@ -39,6 +39,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
+from . import progress
+
 MISMATCH_WEIGHT = 2.0  # w of the mixed distance (module docstring)
 
 
@@ -136,14 +138,15 @@ def blocked(attack: Callable, x: np.ndarray, y: np.ndarray, truth: np.ndarray, b
     ox, oy = np.argsort(bx, kind="stable"), np.argsort(by, kind="stable")
     starts = np.flatnonzero(np.r_[True, np.diff(bx[ox]) != 0])
     ends = np.r_[starts[1:], n]
-    for s, e in zip(starts, ends):
+    where = np.empty(y.shape[0], dtype=np.int64)  # each masked record's position in its block
+    where[oy] = np.arange(n) - np.repeat(starts, ends - starts)
+    for b, (s, e) in enumerate(zip(starts, ends)):
+        progress.report(f"block {b + 1:,} of {starts.size:,} ({s:,} of {n:,} records done)")
         rows, cols = ox[s:e], oy[s:e]
         if e - s == 1:
             out.links[rows[0]] = cols[0]
             out.credit[rows[0]] = 1.0
             continue
-        where = np.empty(y.shape[0], dtype=np.int64)
-        where[cols] = np.arange(cols.size)
         tb = where[truth[rows]]
         keep = ~np.all(x[rows] == x[rows][0], axis=0)
         res = None

@@ -18,14 +18,15 @@ Attacks are handed out longest first (:func:`expected_seconds`), two at a time o
 expected peak memory (:func:`expected_bytes`) fits the memory limit together
 (:mod:`sdcrisk.resources`; a lone attack always runs and checks for itself); each attack may
 allocate what the limit leaves beside the other's expectation, and its numba kernels use half
-the cores while the other worker is busy, all of them for the last attack. An attack whose
+the cores when another attack runs or could run beside it, else all of them. An attack whose
 expected peak alone exceeds the limit is refused up front with the estimate (its row says
 ``not run``), before it allocates anything.
 
 While an attack runs longer than :data:`HEARTBEAT` seconds the parent reports it every
-:data:`HEARTBEAT` seconds with its elapsed time and the time left by the estimate of
-:func:`expected_seconds` (measured on the reference machine at 10^5 and 10^6 records): an
-estimate, not a count of records done. When an attack ends, its line gives its time and its
+:data:`HEARTBEAT` seconds with its elapsed time, the time left by the estimate of
+:func:`expected_seconds` (measured on the reference machine at 10^5 and 10^6 records), and the
+latest count of records done that the worker sent (:mod:`sdcrisk.progress`: the k-d tree's
+searches, which most attacks spend their time in; the assignment solvers report nothing). When an attack ends, its line gives its time and its
 worker's peak resident memory (Linux: the peak is reset before each attack). Results are those
 of the same attacks in the parent process: each worker calls the same function
 (``sdcrisk.assessment._attack_row``) on the same arrays and seed. Where the temporary directory
@@ -192,7 +193,9 @@ class AttackWorkers:
                         k = fits[0]
                         order.remove(k)
                         running[k] = expected_bytes(tasks[k][0], n)
-                        alone = len(running) == 1 and not order
+                        # alone: nothing else runs, and nothing left could run beside it
+                        alone = len(running) == 1 and not any(
+                            used + running[k] + expected_bytes(tasks[j][0], n) <= budget for j in order)
                         return k, budget - used, _cores() if alone else max(1, _cores() // self.count)
                     ready.wait()
                 return None
@@ -206,15 +209,19 @@ class AttackWorkers:
                     name, cols = tasks[k]
                     before(name)
                     send.send((name, cols, seed, prl_candidates, limit, threads))
-                    t0, beat = time.perf_counter(), HEARTBEAT
-                    while not recv.poll(1.0):
-                        if proc.poll() is not None:
+                    t0, beat, latest = time.perf_counter(), HEARTBEAT, ""
+                    while True:
+                        if recv.poll(1.0):
+                            kind, *payload = recv.recv()
+                            if kind != "progress":
+                                break
+                            latest = payload[0]
+                        elif proc.poll() is not None:
                             raise WorkerError(f"the worker running {name} ended with status {proc.returncode}")
                         elapsed = time.perf_counter() - t0
                         if elapsed >= beat:
                             beat += HEARTBEAT
-                            say(_running(name, len(cols), n, elapsed))
-                    kind, *payload = recv.recv()
+                            say(_running(name, len(cols), n, elapsed) + (f"; {latest}" if latest else ""))
                     if kind == "error":
                         raise WorkerError(*payload)
                     with ready:
@@ -295,11 +302,13 @@ def main(argv: list[str] | None = None) -> int:
     recv, send = Connection(os.dup(0), writable=False), Connection(out, readable=False)
     import numba
 
+    from . import progress
     from .assessment import _attack_row
     from .cli import _where
     from .linkage.probabilistic import ConvergenceWarning
 
     pair, perm = _load(Path((argv or sys.argv[1:])[0]))
+    progress.set_reporter(lambda message: send.send(("progress", message)))
     while True:
         try:
             name, cols, seed, prl_candidates, limit, threads = recv.recv()

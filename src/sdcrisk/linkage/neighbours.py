@@ -70,6 +70,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 from numba import njit
 
+from .. import progress
 from .sorting import argsort_stable
 
 LEAF_SIZE = 64
@@ -681,19 +682,33 @@ def _hits(hit, q, thr, target, ptsT, keysT, maxleaf, metric, lo, hi, use_box):
             hit[i] = (not use_box or ok[0]) and acc[0] <= thr[i]
 
 
+_STEPS = {"_descend": "search order", "_query": "nearest-record search", "_ties": "tie count", "_knn": "nearest-candidates search",
+          "_count": "candidate count", "_ball": "range search"}
+
+
 def _in_threads(kernel, n: int, *args) -> None:
     """``kernel(i0, i1, *args)`` over blocks of ``range(n)`` on numba's number of threads (the
-    kernels release the GIL and write disjoint rows of their outputs)."""
+    kernels release the GIL and write disjoint rows of their outputs). The records done go to
+    :func:`sdcrisk.progress.report` as blocks finish."""
     threads = numba.get_num_threads()
     block = max(_BLOCK, -(-n // (8 * threads)))
+    if progress.active():  # smaller blocks: a progress line every few seconds even at 10^7 records
+        block = max(_BLOCK, min(block, 65_536))
     spans = [(i, min(n, i + block)) for i in range(0, n, block)]
+    step = _STEPS.get(getattr(kernel, "__name__", ""), "search")
+    done = 0
     if threads == 1 or len(spans) == 1:
         for i0, i1 in spans:
             kernel(i0, i1, *args)
+            done += i1 - i0
+            progress.report(f"{step}: {done:,} of {n:,} records")
         return
     with ThreadPoolExecutor(threads) as pool:
-        for f in [pool.submit(kernel, i0, i1, *args) for i0, i1 in spans]:
+        futures = [pool.submit(kernel, i0, i1, *args) for i0, i1 in spans]
+        for (i0, i1), f in zip(spans, futures):
             f.result()
+            done += i1 - i0
+            progress.report(f"{step}: {done:,} of {n:,} records")
 
 
 def _run_query(order: np.ndarray, *args, mult=None):

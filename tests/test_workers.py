@@ -180,3 +180,27 @@ def test_the_progress_line_carries_the_worker_s_count(tmp_path, monkeypatch):
         pool.run([("DBRL", [0, 1, 2, 3])], 0, None, pair.n, said.append)
     assert any(re.search(r"DBRL, 4 known attribute\(s\): running for .*; [a-z -]+: [\d,]+ of 3,000 records$", m)
                for m in said)
+
+
+def test_sigterm_also_stops_the_workers_and_removes_their_arrays(tmp_path):
+    x, y = _files(30_000, seed=4)
+    x.to_parquet(tmp_path / "o.parquet")
+    y.to_parquet(tmp_path / "m.parquet")
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "sdcrisk.cli", "assess", str(tmp_path / "o.parquet"),
+                             str(tmp_path / "m.parquet"), "--out", str(tmp_path / "rep")],
+                            env={**os.environ, "TMPDIR": str(tmp), "SDCRISK_WORKER_MIN": "0"},
+                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    for line in proc.stderr:
+        if "attack(s) on" in line:
+            break
+    time.sleep(1.0)
+    proc.terminate()
+    try:
+        _, rest = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+    assert proc.returncode == 143, rest
+    assert rest.strip().splitlines()[-1] == "sdcrisk assess: error: terminated; no report written"
+    assert not list(tmp.iterdir()) and not (tmp_path / "rep").exists()

@@ -7,7 +7,8 @@ traceback (``SDCRISK_DEBUG=1`` adds it for an internal error); see ``docs/assess
 1 internal error (an unexpected exception: a defect of sdcrisk or of the machine, e.g. out of
 memory; the line names the exception and where it arose); 2 bad input (files, options, the
 ``--out`` place; nothing attacked or nothing written); 3 the report was written and an attack's
-point estimate exceeds ``--max-risk``; 130 interrupted (Ctrl-C; no report written).
+point estimate exceeds ``--max-risk``; 130 interrupted (Ctrl-C; no report written); 143
+terminated (SIGTERM during the attacks; no report written).
 """
 
 from __future__ import annotations
@@ -25,11 +26,12 @@ from pathlib import Path
 
 from . import __version__
 
-EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_GATE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_GATE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 3, 130, 143
 EXIT_STATUSES = {EXIT_OK: "done", EXIT_INTERNAL: "internal error (an unexpected exception; please report it)",
                  EXIT_INPUT: "bad input: a file, an option or the --out place (nothing attacked or nothing written)",
                  EXIT_GATE: "report written; an attack's point estimate exceeds --max-risk",
-                 EXIT_INTERRUPTED: "interrupted (Ctrl-C); no report written"}
+                 EXIT_INTERRUPTED: "interrupted (Ctrl-C); no report written",
+                 EXIT_TERMINATED: "terminated (SIGTERM, e.g. a batch system's time limit); no report written"}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -183,16 +185,19 @@ def _where(exc: BaseException) -> str:
 
 
 def _interrupted(signum=None, frame=None):
-    """SIGINT while attacks run: one line, exit 130 at once (the attacks' threads are not waited
-    for, their worker processes are killed; nothing has been written yet)."""
+    """SIGINT (or SIGTERM) while attacks run: one line, exit 130 (143) at once (the attacks'
+    threads are not waited for, their worker processes are killed and their temporary arrays
+    removed; nothing has been written yet)."""
+    term = signum == signal.SIGTERM
     try:
         sys.stdout.flush()
-        print("sdcrisk assess: error: interrupted; no report written", file=sys.stderr, flush=True)
+        print(f"sdcrisk assess: error: {'terminated' if term else 'interrupted'}; no report written",
+              file=sys.stderr, flush=True)
         from .workers import abort
 
-        abort()  # the attack workers and their temporary arrays
+        abort()
     finally:
-        os._exit(EXIT_INTERRUPTED)
+        os._exit(EXIT_TERMINATED if term else EXIT_INTERRUPTED)
 
 
 def assess_command(args) -> int:
@@ -214,10 +219,14 @@ def assess_command(args) -> int:
 
     main_thread = (threading.current_thread() is threading.main_thread()
                    and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
-    previous = signal.signal(signal.SIGINT, _interrupted) if main_thread else None
+    previous = {sig: signal.signal(sig, _interrupted) for sig in (signal.SIGINT, signal.SIGTERM)} if main_thread else {}
+
+    def restore():
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
     try:
-        return _assess_and_report(args, limit, progress, start, lambda: main_thread and signal.signal(
-            signal.SIGINT, previous))
+        return _assess_and_report(args, limit, progress, start, restore)
     except KeyboardInterrupt:
         return _fail("interrupted; no report written", EXIT_INTERRUPTED)
     except MemoryError as exc:
@@ -229,8 +238,7 @@ def assess_command(args) -> int:
         return _fail(f"internal error {type(exc).__name__}: {exc}{_where(exc)}; please report it "
                      "(SDCRISK_DEBUG=1 prints the traceback)", EXIT_INTERNAL)
     finally:
-        if main_thread:
-            signal.signal(signal.SIGINT, previous)
+        restore()
 
 
 def report_meta(original: str, masked: list[str], tables: list, seed: int, argv: list[str],

@@ -118,8 +118,9 @@ def test_progress_estimate_passes_through_its_measured_points():
         assert workers.expected_seconds(name, 1_000_000) == pytest.approx(t2)
         assert workers.expected_seconds(name, 10_000_000) > t2
     assert workers.expected_seconds("ID", 10**6) is None
-    assert "about 6 s left" in workers._running("PRL", 10, 100_000, 10.5)
-    assert "past the 16 s estimated" in workers._running("PRL", 10, 100_000, 30.0)
+    expect = workers.expected_seconds("PRL", 100_000)
+    assert f"running for 2 s, about {expect - 2:.0f} s left" in workers._running("PRL", 10, 100_000, 2.0)
+    assert f"past the {expect:.0f} s estimated" in workers._running("PRL", 10, 100_000, expect + 10)
 
 
 def test_no_room_for_the_arrays_runs_the_attacks_here(monkeypatch):

@@ -59,7 +59,7 @@ ATTACK_NAMES = {"DBRL": "DBRL", "RBRL-SUM": "RBRL-Sum", "RBRL-MAX": "RBRL-Max", 
                 "RS-RL": "RS-RL(p<=20%)", "RS-RL(P<=20%)": "RS-RL(p<=20%)", "L-RL": "L-RL(MA)",
                 "L-RL(MA)": "L-RL(MA)", "GDBRL": "GDBRL", "PRL-GRADED": "PRL-graded", "ID": "ID"}
 DEFAULT_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "PRL-graded", "RS-RL(p<=20%)", "L-RL(MA)", "GDBRL", "ID")
-CONCURRENT_MAX = 100_000  # records: up to this many, two attacks run at a time (_run_attacks)
+CONCURRENT_MAX = 100_000  # records: up to this many, two attacks run at a time in threads (_run_attacks)
 WORKER_MIN = 20_000  # records: from this many the attacks run in worker processes (sdcrisk.workers)
 START_ORDER = {"GDBRL": 0, "PRL": 2}  # the others 1 (_run_attacks)
 READERS = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -591,8 +591,7 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     records, ``linked`` (expected correct links, ties broken uniformly at random), ``percent``
     (units in the module docstring), ``low``/``high`` (95 % Wilson interval), ``baseline`` (the
     random-guess rate), ``draws_low``/``draws_high`` (GDBRL: range over its tie draws),
-    ``seconds`` (wall time; two attacks share the machine on files up to
-    :data:`CONCURRENT_MAX` records) and ``note``. ``attrs`` holds ``pairing``, ``warnings``,
+    ``seconds`` (wall time; two attacks may share the machine, :func:`_run_attacks`) and ``note``. ``attrs`` holds ``pairing``, ``warnings``,
     ``files`` and ``blocking`` (keys, blocks, share of records unique on the keys).
     ``prl_candidates=K`` gives PRL's assignment only each record's K best candidates, for files
     whose full candidate graph exceeds the memory limit.

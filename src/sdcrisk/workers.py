@@ -56,19 +56,21 @@ import numpy as np
 from .resources import LIMIT_ENV, memory_limit
 
 HEARTBEAT = 10.0  # seconds between progress lines of a running attack
-# Seconds each attack took alone on 100,000 and on 1,000,000 records x 10 attributes (rank swapping
-# p = 5, 2 cores, one attack at a time; benchmarks/results/assess_scale.md): the order in which the
-# attacks are handed out (longest first) and, interpolated on log-log axes, the progress estimate.
-EXPECTED_SECONDS = {"PRL": (16.5, 108.8), "GDBRL": (5.6, 105.9), "PRL-graded": (4.3, 76.2),
-                    "RS-RL(p<=20%)": (2.3, 74.6), "RBRL-Sum": (1.9, 58.6), "L-RL(MA)": (1.9, 40.9),
-                    "DBRL": (1.0, 26.0), "RBRL-Max": (0.8, 15.8)}
+# Seconds each attack took in the whole command on 100,000 and on 1,000,000 records x 10 attributes
+# (rank swapping p = 5, 2 cores, two attacks at a time; benchmarks/results/assess_scale.md): the
+# order in which the attacks are handed out (longest first) and, interpolated on log-log axes, the
+# progress estimate.
+EXPECTED_SECONDS = {"PRL": (15.4, 126.2), "GDBRL": (6.2, 132.6), "PRL-graded": (5.7, 105.7),
+                    "L-RL(MA)": (2.6, 61.3), "RS-RL(p<=20%)": (2.3, 65.7), "DBRL": (2.0, 43.3),
+                    "RBRL-Sum": (1.9, 58.2), "RBRL-Max": (0.85, 17.0)}
 _SIZES = (100_000, 1_000_000)
-# A worker's peak resident memory per record in the same benchmark at 10^6 records x 10 (the
-# mapped arrays included; measured peaks 1.43-3.69 GiB), above the interpreter and its libraries
-# (_WORKER_BASE): two attacks run at a time only while their sum stays within the memory limit.
+# A worker's peak resident memory per record in the same run at 10^6 records (peaks of 1.40-3.69
+# GiB, the mapped arrays included), above the interpreter and its libraries (_WORKER_BASE); at 10^7
+# records DBRL and RBRL-Max came within 10 % of it (11.3 and 12.1 GiB). Two attacks run at a time
+# only while their sum stays within the memory limit.
 _WORKER_BASE = 300 * 2**20
-PEAK_BYTES_PER_RECORD = {"PRL-graded": 3648.0, "PRL": 3282.0, "GDBRL": 2552.0, "RS-RL(p<=20%)": 2015.0,
-                         "L-RL(MA)": 1940.0, "RBRL-Sum": 1330.0, "RBRL-Max": 1330.0, "DBRL": 1220.0}
+PEAK_BYTES_PER_RECORD = {"PRL-graded": 3648.0, "PRL": 3272.0, "GDBRL": 2552.0, "RS-RL(p<=20%)": 1962.0,
+                         "L-RL(MA)": 1951.0, "RBRL-Sum": 1329.0, "RBRL-Max": 1329.0, "DBRL": 1189.0}
 _ARRAYS = ("x", "y", "cx", "cy")
 _LIVE: set["AttackWorkers"] = set()  # running pools, for abort()
 

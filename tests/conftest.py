@@ -67,6 +67,13 @@ SLOW_TESTS = {"test_toy_method_and_dataset_through_the_dag", "test_readme_extens
               "test_workflow_on_the_slurm_cluster_matches_the_command"}
 SLOW_TESTS |= {"test_after_compile_assess_compiles_nothing",  # sdcrisk compile in a fresh cache
                "test_changed_source_drops_the_cached_kernels_that_may_hold_it"}
+SLOW_TESTS |= {"test_workers_give_the_in_process_rows",  # attack worker processes (sdcrisk.workers)
+               "test_error_in_a_worker_names_the_exception_and_the_place",
+               "test_two_attacks_run_together_only_while_their_memory_fits",
+               "test_ctrl_c_kills_the_workers_and_removes_their_arrays",
+               "test_an_attack_expected_above_the_limit_is_refused_up_front",
+               "test_the_progress_line_carries_the_worker_s_count",
+               "test_sigterm_also_stops_the_workers_and_removes_their_arrays"}
 #: fixtures that read the reference data
 DATA_FIXTURES = {"census", "eia"}
 

@@ -31,10 +31,11 @@ def test_bench_assess_on_small_synthetic_files(tmp_path):
     script = SCRIPT.parent / "bench_assess.py"
     subprocess.run([sys.executable, str(script), "--parts", "large", "--sizes", "1500", "--out", str(tmp_path)],
                    check=True, capture_output=True, timeout=300)
-    with open(tmp_path / "assess.csv", newline="") as f:
+    with open(tmp_path / "assess_scale.csv", newline="") as f:
         rows = list(csv.DictReader(f))
     whole = [r for r in rows if r["task"] == "sdcrisk assess"]
     assert len(whole) == 1 and float(whole[0]["wall_s"]) > 0 and float(whole[0]["peak_mb"]) > 0
     attacks = {r["task"] for r in rows if r["part"] == "assess synthetic attacks"}
     assert {"DBRL", "GDBRL", "PRL", "ID", "IL"} <= attacks
-    assert "## assess synthetic" in (tmp_path / "assess.md").read_text()
+    assert "## assess synthetic" in (tmp_path / "assess_scale.md").read_text()
+    assert not (tmp_path / "assess.csv").exists()  # parts 1-3 only

@@ -94,7 +94,7 @@ def test_ctrl_c_kills_the_workers_and_removes_their_arrays(tmp_path):
         if "attack(s) on" in line:
             break
     time.sleep(1.0)
-    pids = [int(p) for p in subprocess.run(["pgrep", "-f", f"sdcrisk.workers {tmp}"], capture_output=True,
+    pids = [int(p) for p in subprocess.run(["pgrep", "-f", f"sdcrisk.attack_worker {tmp}"], capture_output=True,
                                            text=True).stdout.split()]
     proc.send_signal(signal.SIGINT)
     t0 = time.perf_counter()

@@ -171,17 +171,11 @@ def out_problem(out: str | os.PathLike) -> str | None:
 
 
 def _where(exc: BaseException) -> str:
-    """The innermost frame of the package in ``exc``'s traceback: ' at path:line (function)'."""
-    if getattr(exc, "where", None):  # raised in an attack worker (sdcrisk.workers)
-        return exc.where
-    root = Path(__file__).resolve().parent
-    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
-        try:
-            rel = Path(frame.filename).resolve().relative_to(root.parent)
-        except ValueError:
-            continue
-        return f" at {rel.as_posix()}:{frame.lineno} ({frame.name})"
-    return ""
+    """The innermost frame of the package in ``exc``'s traceback: ' at path:line (function)'
+    (:func:`sdcrisk.workers.where`; an attack worker's error carries its own)."""
+    from .workers import where
+
+    return getattr(exc, "where", None) or where(exc)
 
 
 def _interrupted(signum=None, frame=None):
@@ -217,9 +211,12 @@ def assess_command(args) -> int:
         if not args.quiet:
             print(f"  {time.perf_counter() - start:7.1f} s  {message}", file=sys.stderr, flush=True)
 
-    main_thread = (threading.current_thread() is threading.main_thread()
-                   and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
-    previous = {sig: signal.signal(sig, _interrupted) for sig in (signal.SIGINT, signal.SIGTERM)} if main_thread else {}
+    # our handler where the signal has its default action, in the main thread (a runner that starts
+    # the command in the background passes SIGINT down ignored: it stays ignored)
+    default = {signal.SIGINT: signal.default_int_handler, signal.SIGTERM: signal.SIG_DFL}
+    ours = [sig for sig, handler in default.items()
+            if threading.current_thread() is threading.main_thread() and signal.getsignal(sig) is handler]
+    previous = {sig: signal.signal(sig, _interrupted) for sig in ours}
 
     def restore():
         for sig, handler in previous.items():

@@ -10,7 +10,7 @@ In child processes the attacks overlap for real and the parent, which only waits
 
 The parent writes the paired arrays once to a temporary directory (``.npy``; the workers map
 them read-only, so the pages are shared) and starts ``count`` workers, ``python -m
-sdcrisk.workers DIR``, each in its own session (a terminal's Ctrl-C reaches only the parent,
+sdcrisk.attack_worker DIR`` (:mod:`sdcrisk.attack_worker`), each in its own session (a terminal's Ctrl-C reaches only the parent,
 which kills them: no stray traceback) and killed by the kernel if the parent dies (Linux
 ``PR_SET_PDEATHSIG``). Tasks and results are pickled over the workers' stdin / a duplicate of
 their stdout (their own stdout goes to stderr, so a library's print cannot corrupt the stream).
@@ -40,20 +40,19 @@ import math
 import os
 import pickle
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
-import warnings
-from dataclasses import fields, replace
+import traceback
+from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 
 import numpy as np
 
-from .resources import LIMIT_ENV, memory_limit
+from .resources import memory_limit
 
 HEARTBEAT = 10.0  # seconds between progress lines of a running attack
 # Seconds each attack took in the whole command on 100,000 and on 1,000,000 records x 10 attributes
@@ -137,14 +136,10 @@ class AttackWorkers:
         self.procs: list[subprocess.Popen] = []
         _LIVE.add(self)
         try:
-            for name in _ARRAYS:
-                np.save(self.dir / f"{name}.npy", getattr(pair, name))
-            np.save(self.dir / "perm.npy", perm)
-            rest = replace(pair, **{name: None for name in _ARRAYS})
-            (self.dir / "pair.pickle").write_bytes(pickle.dumps(rest))
+            save_pair(self.dir, pair, perm)
             env = dict(os.environ)
             for _ in range(self.count):
-                self.procs.append(subprocess.Popen([sys.executable, "-m", "sdcrisk.workers", str(self.dir)],
+                self.procs.append(subprocess.Popen([sys.executable, "-m", "sdcrisk.attack_worker", str(self.dir)],
                                                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
                                                    start_new_session=True))
         except BaseException:
@@ -259,75 +254,28 @@ def abort() -> None:
         pool.close()
 
 
-# ----------------------------------------------------------------------------- the worker process
-
-def _die_with_parent() -> None:
-    try:
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass
-
-
-def _reset_peak() -> None:
-    """Start a new peak of the resident set (VmHWM; Linux ``clear_refs`` 5)."""
-    try:
-        Path("/proc/self/clear_refs").write_text("5")
-    except OSError:
-        pass
+def where(exc: BaseException) -> str:
+    """The innermost frame of the package in ``exc``'s traceback: ' at path:line (function)'."""
+    root = Path(__file__).resolve().parent
+    for frame in reversed(traceback.extract_tb(exc.__traceback__)):
+        try:
+            rel = Path(frame.filename).resolve().relative_to(root.parent)
+        except ValueError:
+            continue
+        return f" at {rel.as_posix()}:{frame.lineno} ({frame.name})"
+    return ""
 
 
-def _peak() -> int:
-    """The resident set's peak since :func:`_reset_peak`, in bytes (0 where unknown)."""
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-    except (OSError, ValueError, IndexError):
-        pass
-    return 0
+def save_pair(directory: Path, pair, perm: np.ndarray) -> None:
+    """The arrays of ``pair`` and ``perm`` as ``.npy`` files in ``directory``, the rest pickled."""
+    for name in _ARRAYS:
+        np.save(directory / f"{name}.npy", getattr(pair, name))
+    np.save(directory / "perm.npy", perm)
+    (directory / "pair.pickle").write_bytes(pickle.dumps(replace(pair, **{name: None for name in _ARRAYS})))
 
 
-def _load(directory: Path):
+def load_pair(directory: Path):
+    """:func:`save_pair`'s ``(pair, perm)``, the arrays mapped read-only (pages shared)."""
     pair = pickle.loads((directory / "pair.pickle").read_bytes())
     arrays = {name: np.load(directory / f"{name}.npy", mmap_mode="r") for name in _ARRAYS}
     return replace(pair, **arrays), np.load(directory / "perm.npy")
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Serve attack tasks from stdin until it closes (module docstring)."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _die_with_parent()
-    out = os.dup(1)
-    os.dup2(2, 1)  # a stray print goes to stderr, not into the result stream
-    recv, send = Connection(os.dup(0), writable=False), Connection(out, readable=False)
-    import numba
-
-    from . import progress
-    from .assessment import _attack_row
-    from .cli import _where
-    from .linkage.probabilistic import ConvergenceWarning
-
-    pair, perm = _load(Path((argv or sys.argv[1:])[0]))
-    progress.set_reporter(lambda message: send.send(("progress", message)))
-    while True:
-        try:
-            name, cols, seed, prl_candidates, limit, threads = recv.recv()
-        except EOFError:
-            return 0
-        try:
-            os.environ[LIMIT_ENV] = str(max(int(limit), 1))  # what the running attacks leave
-            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-            _reset_peak()
-            with warnings.catch_warnings():  # a non-converged EM is reported in the row's note
-                warnings.simplefilter("ignore", ConvergenceWarning)
-                expected = None if name == "PRL" and prl_candidates else expected_bytes(name, pair.n)
-                row = _attack_row(name, pair, perm, cols, seed, prl_candidates, expected)
-            send.send(("done", row, _peak()))
-        except Exception as exc:  # noqa: BLE001 - reported by the parent as an internal error
-            send.send(("error", f"{type(exc).__name__}: {exc}", _where(exc)))
-
-
-if __name__ == "__main__":
-    sys.exit(main())

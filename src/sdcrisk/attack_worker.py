@@ -1,0 +1,84 @@
+"""The attack worker process, ``python -m sdcrisk.attack_worker DIR`` (:mod:`sdcrisk.workers`
+starts it): it maps the paired arrays in ``DIR`` and serves attack tasks read from stdin until it
+closes, one result per task on a duplicate of its stdout (its own stdout goes to stderr, so that
+a library's print cannot corrupt the stream), with the latest progress message
+(:mod:`sdcrisk.progress`) in between. It ignores SIGINT (the parent, in the terminal's
+foreground, stops it) and dies with its parent (Linux ``PR_SET_PDEATHSIG``).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+import warnings
+from multiprocessing.connection import Connection
+from pathlib import Path
+
+from . import progress
+from .assessment import _attack_row
+from .linkage.probabilistic import ConvergenceWarning
+from .resources import LIMIT_ENV
+from .workers import expected_bytes, load_pair, where
+
+
+def _die_with_parent() -> None:
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+def _reset_peak() -> None:
+    """Start a new peak of the resident set (VmHWM; Linux ``clear_refs`` 5)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pass
+
+
+def _peak() -> int:
+    """The resident set's peak since :func:`_reset_peak`, in bytes (0 where unknown)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Serve attack tasks ``(name, cols, seed, prl_candidates, memory limit, numba threads)``
+    until stdin closes; answer ``("done", row, peak bytes)`` or ``("error", message, where)``."""
+    import numba
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+    out = os.dup(1)
+    os.dup2(2, 1)
+    recv, send = Connection(os.dup(0), writable=False), Connection(out, readable=False)
+    pair, perm = load_pair(Path((argv or sys.argv[1:])[0]))
+    progress.set_reporter(lambda message: send.send(("progress", message)))
+    while True:
+        try:
+            name, cols, seed, prl_candidates, limit, threads = recv.recv()
+        except EOFError:
+            return 0
+        try:
+            os.environ[LIMIT_ENV] = str(max(int(limit), 1))  # what the running attacks leave
+            numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
+            _reset_peak()
+            with warnings.catch_warnings():  # a non-converged EM is reported in the row's note
+                warnings.simplefilter("ignore", ConvergenceWarning)
+                expected = None if name == "PRL" and prl_candidates else expected_bytes(name, pair.n)
+                row = _attack_row(name, pair, perm, cols, seed, prl_candidates, expected)
+            send.send(("done", row, _peak()))
+        except Exception as exc:  # noqa: BLE001 - reported by the parent as an internal error
+            send.send(("error", f"{type(exc).__name__}: {exc}", where(exc)))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -70,10 +70,9 @@ SLOW_TESTS |= {"test_after_compile_assess_compiles_nothing",  # sdcrisk compile 
 SLOW_TESTS |= {"test_workers_give_the_in_process_rows",  # attack worker processes (sdcrisk.workers)
                "test_error_in_a_worker_names_the_exception_and_the_place",
                "test_two_attacks_run_together_only_while_their_memory_fits",
-               "test_ctrl_c_kills_the_workers_and_removes_their_arrays",
+               "test_a_signal_kills_the_workers_and_removes_their_arrays",
                "test_an_attack_expected_above_the_limit_is_refused_up_front",
-               "test_the_progress_line_carries_the_worker_s_count",
-               "test_sigterm_also_stops_the_workers_and_removes_their_arrays"}
+               "test_the_progress_line_carries_the_worker_s_count"}
 #: fixtures that read the reference data
 DATA_FIXTURES = {"census", "eia"}
 

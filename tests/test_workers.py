@@ -76,18 +76,22 @@ def test_two_attacks_run_together_only_while_their_memory_fits(share, overlap, t
     assert running.max() == (2 if overlap else 1)
 
 
-def test_ctrl_c_kills_the_workers_and_removes_their_arrays(tmp_path):
-    """A real SIGINT while workers run: one line, status 130 at once, no worker left, no files."""
+@pytest.mark.parametrize("sig, status, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_kills_the_workers_and_removes_their_arrays(sig, status, word, tmp_path):
+    """A real SIGINT (as from a terminal, SIGINT at its default) or SIGTERM (also where a background
+    runner left SIGINT ignored) while workers run: one line, the status at once, no worker left,
+    no files."""
     x, y = _files(30_000, seed=3)
     x.to_parquet(tmp_path / "o.parquet")
     y.to_parquet(tmp_path / "m.parquet")
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**os.environ, "TMPDIR": str(tmp), "SDCRISK_WORKER_MIN": "0"}
+    disposition = signal.SIG_DFL if sig == signal.SIGINT else signal.SIG_IGN
     proc = subprocess.Popen([sys.executable, "-m", "sdcrisk.cli", "assess", str(tmp_path / "o.parquet"),
                              str(tmp_path / "m.parquet"), "--out", str(tmp_path / "rep")], env=env,
                             stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, disposition))
     lines = []
     for line in proc.stderr:  # wait until the workers have their arrays
         lines.append(line)
@@ -96,15 +100,15 @@ def test_ctrl_c_kills_the_workers_and_removes_their_arrays(tmp_path):
     time.sleep(1.0)
     pids = [int(p) for p in subprocess.run(["pgrep", "-f", f"sdcrisk.attack_worker {tmp}"], capture_output=True,
                                            text=True).stdout.split()]
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     t0 = time.perf_counter()
     try:
         _, rest = proc.communicate(timeout=30)
     finally:
         proc.kill()
-    assert proc.returncode == 130, "".join(lines) + rest
+    assert proc.returncode == status, "".join(lines) + rest
     assert time.perf_counter() - t0 < 2.0
-    assert rest.strip().splitlines()[-1] == "sdcrisk assess: error: interrupted; no report written"
+    assert rest.strip().splitlines()[-1] == f"sdcrisk assess: error: {word}; no report written"
     assert "Traceback" not in rest and not (tmp_path / "rep").exists()
     assert pids  # there were workers, and none is left
     time.sleep(0.2)
@@ -181,27 +185,3 @@ def test_the_progress_line_carries_the_worker_s_count(tmp_path, monkeypatch):
         pool.run([("DBRL", [0, 1, 2, 3])], 0, None, pair.n, said.append)
     assert any(re.search(r"DBRL, 4 known attribute\(s\): running for .*; [a-z -]+: [\d,]+ of 3,000 records$", m)
                for m in said)
-
-
-def test_sigterm_also_stops_the_workers_and_removes_their_arrays(tmp_path):
-    x, y = _files(30_000, seed=4)
-    x.to_parquet(tmp_path / "o.parquet")
-    y.to_parquet(tmp_path / "m.parquet")
-    tmp = tmp_path / "tmp"
-    tmp.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "sdcrisk.cli", "assess", str(tmp_path / "o.parquet"),
-                             str(tmp_path / "m.parquet"), "--out", str(tmp_path / "rep")],
-                            env={**os.environ, "TMPDIR": str(tmp), "SDCRISK_WORKER_MIN": "0"},
-                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    for line in proc.stderr:
-        if "attack(s) on" in line:
-            break
-    time.sleep(1.0)
-    proc.terminate()
-    try:
-        _, rest = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-    assert proc.returncode == 143, rest
-    assert rest.strip().splitlines()[-1] == "sdcrisk assess: error: terminated; no report written"
-    assert not list(tmp.iterdir()) and not (tmp_path / "rep").exists()

@@ -8,12 +8,12 @@ alone in sequence), and Ctrl-C waits for the solver (49 s observed at 200,000 re
 Python runs a signal handler only in the main thread, between bytecodes, holding the GIL.
 In child processes the attacks overlap for real and the parent, which only waits, stops at once.
 
-The parent writes the paired arrays once to a temporary directory (``.npy``; the workers map
-them read-only, so the pages are shared) and starts ``count`` workers, ``python -m
-sdcrisk.attack_worker DIR`` (:mod:`sdcrisk.attack_worker`), each in its own session (a terminal's Ctrl-C reaches only the parent,
-which kills them: no stray traceback) and killed by the kernel if the parent dies (Linux
-``PR_SET_PDEATHSIG``). Tasks and results are pickled over the workers' stdin / a duplicate of
-their stdout (their own stdout goes to stderr, so a library's print cannot corrupt the stream).
+The parent writes the paired arrays once to a temporary directory (``.npy``, :func:`save_pair`;
+the workers map them read-only, so the pages are shared) and starts ``count`` workers, ``python
+-m sdcrisk.attack_worker DIR`` (:mod:`sdcrisk.attack_worker`), each in its own session (a
+terminal's Ctrl-C reaches only the parent, which kills them: no stray traceback) and killed by
+the kernel if the parent dies (Linux ``PR_SET_PDEATHSIG``). Tasks and results are pickled over
+the workers' stdin and a duplicate of their stdout.
 Attacks are handed out longest first (:func:`expected_seconds`), two at a time only while their
 expected peak memory (:func:`expected_bytes`) fits the memory limit together
 (:mod:`sdcrisk.resources`; a lone attack always runs and checks for itself); each attack may
@@ -26,8 +26,9 @@ While an attack runs longer than :data:`HEARTBEAT` seconds the parent reports it
 :data:`HEARTBEAT` seconds with its elapsed time, the time left by the estimate of
 :func:`expected_seconds` (measured on the reference machine at 10^5 and 10^6 records), and the
 latest count of records done that the worker sent (:mod:`sdcrisk.progress`: the k-d tree's
-searches, which most attacks spend their time in; the assignment solvers report nothing). When an attack ends, its line gives its time and its
-worker's peak resident memory (Linux: the peak is reset before each attack). Results are those
+searches, which most attacks spend their time in; the assignment solvers report nothing). When
+an attack ends, its line gives its time and its worker's peak resident memory (Linux: the peak
+is reset before each attack). Results are those
 of the same attacks in the parent process: each worker calls the same function
 (``sdcrisk.assessment._attack_row``) on the same arrays and seed. Where the temporary directory
 has no room for the arrays, :class:`AttackWorkers` raises :class:`NoRoomError` and the caller

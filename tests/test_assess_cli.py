@@ -26,6 +26,8 @@ import sdcrisk.assessment as assessment
 from sdcrisk.assessment import AssessError, identifier_columns, read_file
 from sdcrisk.cli import EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, main, out_problem
 
+from interrupt import signal_during_attacks
+
 
 def _original(n=200, seed=0):
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -328,28 +330,12 @@ def test_ctrl_c_during_the_attacks_exits_130_at_once(tmp_path):
     x.to_csv(tmp_path / "o.csv", index=False)
     _masked(x, 0.5).to_csv(tmp_path / "m.csv", index=False)
     out = tmp_path / "rep"
-    proc = subprocess.Popen([sys.executable, "-m", "sdcrisk.cli", "assess", str(tmp_path / "o.csv"),
-                             str(tmp_path / "m.csv"), "--scenarios", "1..all", "--out", str(out)],
-                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            # as at a terminal: a runner that started the tests in the background
-                            # (`cmd &` in a script) passes SIGINT down ignored
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-    lines = []
-    for line in proc.stderr:  # wait until the attacks run
-        lines.append(line)
-        if "attack(s) on" in line:
-            break
-    time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
-    t0 = time.perf_counter()
-    try:
-        _, rest = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-    assert proc.returncode == EXIT_INTERRUPTED, "".join(lines) + rest
-    assert time.perf_counter() - t0 < 5.0
-    assert rest.strip().splitlines()[-1] == "sdcrisk assess: error: interrupted; no report written"
-    assert "Traceback" not in rest and not out.exists()
+    status, err, seconds = signal_during_attacks([str(tmp_path / "o.csv"), str(tmp_path / "m.csv"), "--scenarios",
+                                                  "1..all", "--out", str(out)], signal.SIGINT)
+    assert status == EXIT_INTERRUPTED, err
+    assert seconds < 5.0
+    assert err.strip().splitlines()[-1] == "sdcrisk assess: error: interrupted; no report written"
+    assert "Traceback" not in err and not out.exists()
 
 
 # ----------------------------------------------------------------------------- sdcrisk.assess

@@ -18,6 +18,8 @@ import sdcrisk.assessment as assessment
 from sdcrisk import workers
 from sdcrisk.assessment import AssessError, attack_workers, pair_files
 
+from interrupt import signal_during_attacks
+
 
 def _files(n=400, seed=0):
     rng = np.random.default_rng(seed)
@@ -76,8 +78,9 @@ def test_two_attacks_run_together_only_while_their_memory_fits(share, overlap, t
     assert running.max() == (2 if overlap else 1)
 
 
-@pytest.mark.parametrize("sig, status, word", [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated")])
-def test_a_signal_kills_the_workers_and_removes_their_arrays(sig, status, word, tmp_path):
+@pytest.mark.parametrize("sig, status_expected, word", [(signal.SIGINT, 130, "interrupted"),
+                                                         (signal.SIGTERM, 143, "terminated")])
+def test_a_signal_kills_the_workers_and_removes_their_arrays(sig, status_expected, word, tmp_path):
     """A real SIGINT (as from a terminal, SIGINT at its default) or SIGTERM (also where a background
     runner left SIGINT ignored) while workers run: one line, the status at once, no worker left,
     no files."""
@@ -87,29 +90,20 @@ def test_a_signal_kills_the_workers_and_removes_their_arrays(sig, status, word, 
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     env = {**os.environ, "TMPDIR": str(tmp), "SDCRISK_WORKER_MIN": "0"}
-    disposition = signal.SIG_DFL if sig == signal.SIGINT else signal.SIG_IGN
-    proc = subprocess.Popen([sys.executable, "-m", "sdcrisk.cli", "assess", str(tmp_path / "o.parquet"),
-                             str(tmp_path / "m.parquet"), "--out", str(tmp_path / "rep")], env=env,
-                            stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, disposition))
-    lines = []
-    for line in proc.stderr:  # wait until the workers have their arrays
-        lines.append(line)
-        if "attack(s) on" in line:
-            break
-    time.sleep(1.0)
-    pids = [int(p) for p in subprocess.run(["pgrep", "-f", f"sdcrisk.attack_worker {tmp}"], capture_output=True,
-                                           text=True).stdout.split()]
-    proc.send_signal(sig)
-    t0 = time.perf_counter()
-    try:
-        _, rest = proc.communicate(timeout=30)
-    finally:
-        proc.kill()
-    assert proc.returncode == status, "".join(lines) + rest
-    assert time.perf_counter() - t0 < 2.0
-    assert rest.strip().splitlines()[-1] == f"sdcrisk assess: error: {word}; no report written"
-    assert "Traceback" not in rest and not (tmp_path / "rep").exists()
+    pids = []
+
+    def workers_running():
+        pids.extend(int(p) for p in subprocess.run(["pgrep", "-f", f"sdcrisk.attack_worker {tmp}"],
+                                                   capture_output=True, text=True).stdout.split())
+
+    status, err, seconds = signal_during_attacks(
+        [str(tmp_path / "o.parquet"), str(tmp_path / "m.parquet"), "--out", str(tmp_path / "rep")], sig,
+        sigint=signal.SIG_DFL if sig == signal.SIGINT else signal.SIG_IGN, env=env, wait=1.0,
+        before=workers_running)
+    assert status == status_expected, err
+    assert seconds < 2.0
+    assert err.strip().splitlines()[-1] == f"sdcrisk assess: error: {word}; no report written"
+    assert "Traceback" not in err and not (tmp_path / "rep").exists()
     assert pids  # there were workers, and none is left
     time.sleep(0.2)
     assert not [p for p in pids if os.path.exists(f"/proc/{p}") and "Z" not in open(f"/proc/{p}/stat").read().split()[2]]

@@ -72,7 +72,8 @@ SLOW_TESTS |= {"test_workers_give_the_in_process_rows",  # attack worker process
                "test_two_attacks_run_together_only_while_their_memory_fits",
                "test_a_signal_kills_the_workers_and_removes_their_arrays",
                "test_an_attack_expected_above_the_limit_is_refused_up_front",
-               "test_the_progress_line_carries_the_worker_s_count"}
+               "test_the_progress_line_carries_the_worker_s_count",
+               "test_under_an_address_space_limit_every_attack_runs_or_is_refused"}
 #: fixtures that read the reference data
 DATA_FIXTURES = {"census", "eia"}
 

@@ -2,6 +2,7 @@
 rows of the same attacks in this process, an error names its place, Ctrl-C leaves nothing
 behind, and the progress estimate follows its measured points."""
 
+import json
 import os
 import re
 import signal
@@ -65,7 +66,7 @@ def test_error_in_a_worker_names_the_exception_and_the_place(tmp_path, monkeypat
 def test_two_attacks_run_together_only_while_their_memory_fits(share, overlap, tmp_path, monkeypatch):
     """Expected peaks of 60 % of the limit each: one attack at a time; of 10 %: two at a time."""
     monkeypatch.setenv("TMPDIR", str(tmp_path))
-    monkeypatch.setattr(workers, "expected_bytes", lambda name, n: share * workers.memory_limit())
+    monkeypatch.setattr(workers, "expected_bytes", lambda name, n: share * workers.configured_limit())
     x, y = _files(3000)
     pair = pair_files(x, y)
     events = []
@@ -179,3 +180,56 @@ def test_the_progress_line_carries_the_worker_s_count(tmp_path, monkeypatch):
         pool.run([("DBRL", [0, 1, 2, 3])], 0, None, pair.n, said.append)
     assert any(re.search(r"DBRL, 4 known attribute\(s\): running for .*; [a-z -]+: [\d,]+ of 3,000 records$", m)
                for m in said)
+
+
+def test_a_failed_allocation_stops_only_its_attack(monkeypatch):
+    """A MemoryError the estimate did not foresee becomes that attack's "not run" row."""
+    x, y = _files(300)
+    pair = pair_files(x, y)
+
+    def boom(*a, **k):
+        raise MemoryError
+
+    monkeypatch.setattr(assessment, "run_attack", boom)
+    row = assessment._attack_row("DBRL", pair, np.arange(pair.n), [0, 1], 0)
+    assert row["note"].startswith("not run: DBRL on 300 records: out of ")
+    assert np.isnan(row["percent"])
+
+
+_BASELINE = """
+import sys, pandas as pd
+from sdcrisk.resources import spare_address_space, _virtual_size
+spare_address_space()
+pd.read_parquet(sys.argv[1])
+import sdcrisk.assessment, sdcrisk.cli, sdcrisk.attack_worker
+print(_virtual_size())
+"""
+
+
+def test_under_an_address_space_limit_every_attack_runs_or_is_refused(tmp_path):
+    """``ulimit -v`` counts reserved address space: the command spares it (pyarrow's and glibc's
+    reservations) and each attack worker checks what its own limit leaves, so that every attack
+    runs or is refused up front with its estimate; no failure, no traceback."""
+    import resource
+
+    x, y = _files(30_000)
+    x.to_parquet(tmp_path / "x.parquet")
+    y.to_parquet(tmp_path / "y.parquet")
+    base = int(subprocess.run([sys.executable, "-c", _BASELINE, str(tmp_path / "x.parquet")], check=True,
+                              capture_output=True, text=True).stdout.split()[-1])
+    limit = base + 2**29  # what the libraries take after import, plus 0.5 GiB
+
+    def cap():
+        resource.setrlimit(resource.RLIMIT_AS, (limit, resource.RLIM_INFINITY))
+
+    out = subprocess.run([sys.executable, "-m", "sdcrisk.cli", "assess", str(tmp_path / "x.parquet"),
+                          str(tmp_path / "y.parquet"), "--out", str(tmp_path / "r"), "--quiet"],
+                         capture_output=True, text=True, preexec_fn=cap, timeout=600)
+    assert out.returncode == 0, out.stderr
+    assert "Traceback" not in out.stderr
+    rows = pd.DataFrame(json.loads((tmp_path / "r" / "report.json").read_text())["results"])
+    attacks = rows[~rows["measure"].str.startswith(("IL", "ID"))]
+    ran = attacks["percent"].notna()
+    refused = attacks["note"].str.startswith("not run: ") & attacks["note"].str.contains("limit")
+    assert (ran | refused).all(), attacks[~(ran | refused)][["measure", "note"]]
+    assert ran.any()

@@ -48,7 +48,7 @@ from .measures.interval_disclosure import interval_disclosure_by_attribute
 from .measures.scenarios import ScenarioRangeError, scenario_range
 from .measures.uncertainty import wilson_interval
 from .measures.units import linkage_percent
-from .resources import MemoryLimitError, WorkLimitError, check_memory
+from .resources import MemoryLimitError, WorkLimitError, check_memory, out_of_memory
 from .validation import check_magnitude
 from .workers import AttackWorkers, NoRoomError
 
@@ -474,6 +474,10 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
     except MemoryLimitError as exc:
         hint = " (sdcrisk assess: --prl-candidates K)" if name == "PRL" and not isinstance(exc, WorkLimitError) else ""
         row["note"] = f"not run: {exc}{hint}"
+        row["seconds"] = time.perf_counter() - t0
+        return row
+    except MemoryError:  # an allocation the estimate did not foresee failed: this attack only
+        row["note"] = f"not run: {out_of_memory(f'{name} on {n:,} records')}"
         row["seconds"] = time.perf_counter() - t0
         return row
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from . import progress
 from .assessment import _attack_row
 from .linkage.probabilistic import ConvergenceWarning
-from .resources import LIMIT_ENV
+from .resources import LIMIT_ENV, spare_address_space
 from .workers import expected_bytes, load_pair, where
 
 
@@ -57,6 +57,7 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
+    spare_address_space()
     out = os.dup(1)
     os.dup2(2, 1)
     recv, send = Connection(os.dup(0), writable=False), Connection(out, readable=False)

@@ -206,6 +206,9 @@ def assess_command(args) -> int:
     if problem:
         return _fail(problem)
     start = time.perf_counter()
+    from .resources import spare_address_space
+
+    spare_address_space()
 
     def progress(message: str) -> None:
         if not args.quiet:
@@ -227,8 +230,10 @@ def assess_command(args) -> int:
     except KeyboardInterrupt:
         return _fail("interrupted; no report written", EXIT_INTERRUPTED)
     except MemoryError as exc:
-        return _fail(f"out of memory{_where(exc)}; try fewer attacks (--attacks) or a machine with more memory",
-                     EXIT_INTERNAL)
+        from .resources import out_of_memory
+
+        return _fail(f"{out_of_memory(f'stopped{_where(exc)}')}; or try fewer attacks (--attacks) or a machine with "
+                     "more memory", EXIT_INTERNAL)
     except Exception as exc:  # a defect: one line, the traceback only on request
         if os.environ.get("SDCRISK_DEBUG"):
             traceback.print_exc()

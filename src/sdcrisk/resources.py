@@ -36,30 +36,76 @@ def _physical_memory() -> int:
         return 8 * 2**30
 
 
-def _address_space_left() -> int | None:
-    """What the process's address-space limit (``RLIMIT_AS``) leaves, or None without one."""
+def address_space_limit() -> int | None:
+    """The process's address-space limit (``ulimit -v``, soft ``RLIMIT_AS``) in bytes, or None."""
     try:
         import resource
 
         soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-        if soft == resource.RLIM_INFINITY:
-            return None
+    except (ImportError, OSError, ValueError):
+        return None
+    return None if soft == resource.RLIM_INFINITY else int(soft)
+
+
+def _virtual_size() -> int | None:
+    try:
         with open("/proc/self/status") as fh:
-            size = next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmSize:"))
-        return max(soft - size, 0)
-    except (ImportError, OSError, ValueError, StopIteration):
+            return next(int(line.split()[1]) * 1024 for line in fh if line.startswith("VmSize:"))
+    except (OSError, ValueError, StopIteration):
         return None
 
 
+def _address_space_left() -> int | None:
+    """What the process's address-space limit (``RLIMIT_AS``) leaves, or None without one."""
+    soft, size = address_space_limit(), _virtual_size()
+    return None if soft is None or size is None else max(soft - size, 0)
+
+
+def spare_address_space() -> None:
+    """Under an address-space limit, keep the libraries from reserving address space they may
+    never use, which the limit counts as if it were memory: pyarrow's default allocator
+    (mimalloc) reserves about 1 GiB on the first Parquet read, and glibc one malloc arena of
+    64 MiB per thread. Switches pyarrow to the system allocator and caps glibc at two arenas
+    (measured: the virtual size after reading a Parquet file and importing the attacks, 1.9 GiB
+    -> 0.8 GiB). Does nothing without a limit."""
+    if address_space_limit() is None:
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(-8, 2)  # M_ARENA_MAX (glibc; elsewhere the call is absent)
+    except (OSError, AttributeError):
+        pass
+    try:
+        import pyarrow
+
+        pyarrow.set_memory_pool(pyarrow.system_memory_pool())
+    except ImportError:
+        pass
+
+
+def out_of_memory(what: str) -> str:
+    """The message for a failed allocation during ``what``: names the address-space limit where
+    one is set (it counts reserved address space, not memory in use)."""
+    soft, size = address_space_limit(), _virtual_size()
+    if soft is None:
+        return f"{what}: out of memory"
+    used = f", the process's virtual size {gib(size)}" if size else ""
+    return (f"{what}: out of address space (the limit ulimit -v of {gib(soft)}{used}); raise the limit, "
+            f"or lift it and bound the memory in use with {LIMIT_ENV}")
+
+
 def memory_limit() -> int:
-    """The memory an attack may allocate, in bytes (``SDCRISK_MEMORY_LIMIT`` or half the RAM; no
-    more than the address-space limit leaves)."""
+    """The memory an attack may allocate in this process, in bytes (:func:`configured_limit`; no
+    more than this process's address-space limit leaves)."""
     left = _address_space_left()
-    limit = _configured_limit()
+    limit = configured_limit()
     return limit if left is None else min(limit, left)
 
 
-def _configured_limit() -> int:
+def configured_limit() -> int:
+    """``SDCRISK_MEMORY_LIMIT``, else half the RAM: the memory in use all attacks together may
+    take (an address-space limit is per process; each attack worker checks its own)."""
     raw = os.environ.get(LIMIT_ENV, "").strip().upper().removesuffix("B")
     if not raw:
         return _physical_memory() // 2

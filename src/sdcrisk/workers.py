@@ -53,7 +53,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .resources import memory_limit
+from .resources import configured_limit
 
 HEARTBEAT = 10.0  # seconds between progress lines of a running attack
 # Seconds each attack took in the whole command on 100,000 and on 1,000,000 records x 10 attributes
@@ -174,7 +174,7 @@ class AttackWorkers:
         information loss); ``before(name)`` is called before an attack starts (the compile
         warm-up's wait)."""
         order = sorted(range(len(tasks)), key=lambda k: -(expected_seconds(tasks[k][0], n) or 0.0))
-        budget = memory_limit()
+        budget = configured_limit()  # each worker also checks its own address space
         ready = threading.Condition()
         running: dict[int, float] = {}  # task -> its expected peak memory, while it runs
         results: dict[int, dict] = {}

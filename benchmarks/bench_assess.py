@@ -187,6 +187,9 @@ def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied
     """The whole command on the synthetic files, rank swapping p = 5 (``tied``: the tied files of
     :func:`tied_data`, noise-masked); ``attacks``: only these (``--attacks``), else every one."""
     part, label = ("assess tied", "tied noise sd/2") if tied else ("assess synthetic", "synthetic rankswap p=5")
+    limit = os.environ.get("SDCRISK_MEMORY_LIMIT")
+    if limit and attacks == "":  # every attack under a memory limit: rows of their own
+        part += f", SDCRISK_MEMORY_LIMIT={limit}"
     for n in sizes:
         if tied:
             x, y = tied_data(n, columns)
@@ -197,7 +200,6 @@ def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied
         with tempfile.TemporaryDirectory() as tmp:
             wall, peak, results = _assess(Path(tmp), pd.DataFrame(x, columns=cols), pd.DataFrame(y, columns=cols),
                                           dict(os.environ), ("--attacks", attacks) if attacks else ())
-        limit = os.environ.get("SDCRISK_MEMORY_LIMIT")
         note = (f"attacks {attacks}" if attacks else "every attack") + (f"; SDCRISK_MEMORY_LIMIT={limit}" if limit else "")
         rows.append({"part": part, "data": label, "n": n, "task": "sdcrisk assess",
                      "wall_s": round(wall, 1), "peak_mb": round(peak), "percent_correct": "", "note": note})
@@ -250,7 +252,8 @@ def write(rows: list[dict], out: Path, stem: str = "assess") -> None:
              "Written by `python benchmarks/bench_assess.py`; see its docstring for what each part measures.", ""]
     if stem == "assess_scale":
         lines += ["Commands: `--parts large --sizes 100000`, `--sizes 1000000`, and `--sizes 10000000 --attacks "
-                  "DBRL,RBRL-Max` with `SDCRISK_MEMORY_LIMIT=20G`; `--parts tied --sizes 200000 --columns 6`. A "
+                  "DBRL,RBRL-Max` with `SDCRISK_MEMORY_LIMIT=20G`; `--sizes 1000000` with `SDCRISK_MEMORY_LIMIT=4G` "
+                  "(its own sections); `--parts tied --sizes 200000 --columns 6`. A "
                   "command's peak memory is its process tree's (the attack workers included, their shared arrays "
                   "once); an attack's is its worker's peak resident set. Rows of a size are replaced when that "
                   "size is measured again (the date above is the last write's).", ""]

@@ -280,13 +280,25 @@ def _find(rows, task, n, m):
     return next((r for r in rows if r["task"] == task and r["n"] == n and r["m"] == m), None)
 
 
+def _provenance(args) -> str:
+    """The first paragraph of scaling.md: what was measured and by which commands (``--add`` and
+    ``--replot`` keep the earlier one; ``--add`` appends its own command)."""
+    old = Path(args.out) / "scaling.md"
+    command = f"`python benchmarks/bench_scaling.py {' '.join(sys.argv[1:])}`"
+    if (args.add or args.replot) and old.is_file():
+        first = old.read_text().split("\n")[2]
+        if args.replot:
+            return first
+        when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        return f"{first.rstrip('.')}; then the rows of {command} ({when}; timeout {args.timeout:g} s)."
+    return (f"Synthetic correlated skewed data (seed {SEED}); attacks on rank swapping p = {P_SWAP} "
+            f"(L-RL: optimal univariate microaggregation k = {K_MA}); MDAV k = {K_MA}, one block of all "
+            f"variables. Wall time of the call only (no data generation, masking or numba compilation); "
+            f"peak = the child process's peak RSS, VmHWM (MiB). Timeout {args.timeout:g} s. Produced by {command}.")
+
+
 def markdown(rows: list[dict], args, sdcmicro: str, mach: list[str]) -> str:
-    out = ["# Scaling of the record-linkage attacks and MDAV", "",
-           f"Synthetic correlated skewed data (seed {SEED}); attacks on rank swapping p = {P_SWAP} "
-           f"(L-RL: optimal univariate microaggregation k = {K_MA}); MDAV k = {K_MA}, one block of all "
-           f"variables. Wall time of the call only (no data generation, masking or numba compilation); "
-           f"peak = the child process's peak RSS, VmHWM (MiB). Timeout {args.timeout:g} s. "
-           f"Produced by `python benchmarks/bench_scaling.py {' '.join(sys.argv[1:])}`.", "",
+    out = ["# Scaling of the record-linkage attacks and MDAV", "", args.provenance, "",
            "## Targets", "", "| task | n x m | target | measured | met |", "|---|---|---|---|---|"]
     for task, n, m, max_s, max_mb in TARGETS:
         r = _find(rows, task, n, m)
@@ -314,6 +326,19 @@ def markdown(rows: list[dict], args, sdcmicro: str, mach: list[str]) -> str:
     return "\n".join(out)
 
 
+def _guides(ax, points) -> None:
+    """Grey reference lines proportional to n log n and n^2 through the median time at the
+    smallest n, across the whole range of n: an attack that grows as n log n runs parallel to
+    the first."""
+    if not points:
+        return
+    n0 = min(n for n, _ in points)
+    t0 = float(np.median([t for n, t in points if n == n0]))
+    n = np.geomspace(n0, max(n for n, _ in points), 50)
+    ax.plot(n, t0 * n * np.log(n) / (n0 * np.log(n0)), ":", color="0.45", lw=1.2, label="∝ n log n")
+    ax.plot(n, t0 * (n / n0) ** 2, "-.", color="0.7", lw=1.0, label="∝ n²")
+
+
 def figure(rows: list[dict], args, path_png: Path, path_pdf: Path) -> None:
     import matplotlib
 
@@ -334,6 +359,7 @@ def figure(rows: list[dict], args, path_png: Path, path_pdf: Path) -> None:
                 ax2.plot(n, p, color=color, **style)
         to = [r["n"] for r in rows if r["task"] == task and r["status"].startswith("timeout")]
         ax1.plot(to, [args.timeout] * len(to), "x", color=color, ms=9)
+    _guides(ax1, [(r["n"], r["wall_s"]) for r in rows if r["m"] == args.columns and r["status"] == "ok"])
     ax1.set(xscale="log", yscale="log", xlabel="n (records)", ylabel="wall time of the call (s)",
             title="time; x = timeout, open squares: the n x 8 set")
     ax2.set(xscale="log", yscale="log", xlabel="n (records)", ylabel="peak RSS of the process (MiB)",
@@ -348,13 +374,15 @@ def figure(rows: list[dict], args, path_png: Path, path_pdf: Path) -> None:
     plt.close(fig)
 
 
-def _kept_rows(path: Path, tasks: list[str]) -> list[dict]:
-    """The rows of an earlier run (``--update``) whose task is not rerun now."""
+def _kept_rows(path: Path, tasks: list[str], configs=None) -> list[dict]:
+    """The rows of an earlier run whose task is not rerun now (``--update``), or, given the
+    ``configs`` measured now (``--add``), whose (task, n, m) is not."""
     if not path.is_file():
-        raise SystemExit(f"--update: {path} not found")
+        raise SystemExit(f"--update/--add/--replot: {path} not found")
     out = []
     for r in csv.DictReader(path.open()):
-        if r["task"] not in tasks:
+        rerun = r["task"] in tasks and (configs is None or (int(r["n"]), int(r["m"])) in configs)
+        if not rerun:
             r["n"], r["m"] = int(r["n"]), int(r["m"])
             for k in ("wall_s", "peak_mb"):
                 r[k] = float(r[k]) if r[k] else ""
@@ -389,6 +417,10 @@ def main(argv=None) -> None:
     ap.add_argument("--baseline-gb", type=float, default=6.0, help="memory budget of a recordlinkage run")
     ap.add_argument("--update", action="store_true",
                     help="keep the rows of the other tasks in --out's scaling.csv (rerun a subset of tasks)")
+    ap.add_argument("--add", action="store_true",
+                    help="keep every row of --out's scaling.csv but those of the --tasks at the --sizes given (no "
+                         "n x 8 set): add sizes to a finished run")
+    ap.add_argument("--replot", action="store_true", help="rewrite scaling.md and the figure from scaling.csv")
     ap.add_argument("--child", nargs=3, metavar=("TASK", "N", "M"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.child:
@@ -398,11 +430,19 @@ def main(argv=None) -> None:
     if unknown:
         ap.error(f"unknown tasks {sorted(unknown)}; known: {TASKS}")
     configs = sorted({(int(s), args.columns) for s in args.sizes.split(",") if s}
-                     | {(5_000 if args.quick else 200_000, 8)})
+                     | (set() if args.add else {(5_000 if args.quick else 200_000, 8)}))
     sdcmicro, mach = sdcmicro_status(), machine()
+    args.provenance = _provenance(args)  # once: the outputs are rewritten after every run
+    if args.replot:  # the tables and figure again from scaling.csv, nothing run; the machine as measured
+        lines = (Path(args.out) / "scaling.md").read_text().split("\n")
+        sdcmicro = next((ln[2:] for ln in lines if ln.startswith("- sdcMicro")), sdcmicro)
+        mach = [ln for ln in lines[lines.index("## Machine") + 1:] if ln] if "## Machine" in lines else mach
+        write_outputs(_in_task_order(_kept_rows(Path(args.out) / "scaling.csv", [])), args, sdcmicro, mach)
+        return None
     print(sdcmicro, *mach, sep="\n", flush=True)
     rows, timed_out = [], {}
-    kept = _kept_rows(Path(args.out) / "scaling.csv", tasks) if args.update else []
+    kept = (_kept_rows(Path(args.out) / "scaling.csv", tasks, set(configs) if args.add else None)
+            if args.update or args.add else [])
     for n, m in configs:
         for task in tasks:
             plan = rl_plan(n, m, args.baseline_gb) if task in BASELINES else None

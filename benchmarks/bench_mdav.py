@@ -65,11 +65,19 @@ def child(task: str, n: int, m: int, labels_out: str | None) -> dict:
 
     x = make_data(n, m)
     rng = np.random.default_rng([SEED, n, m])
-    if task in ("mdav-before", "mdav-after"):
+    if task in ("mdav-before", "mdav-after", "mdav-after-1-thread"):
         if task == "mdav-before":
             kern = _old_module()._mdav_tree_kernel
         else:
-            from sdcrisk.masking.mdav_tree import _mdav_tree_kernel as kern
+            import numba
+
+            from sdcrisk.masking import mdav_tree
+
+            # as mdav_tree_kernel runs it (threads from PAR_MIN records), or in one thread
+            nt = 1 if task == "mdav-after-1-thread" or n < mdav_tree.PAR_MIN else min(4, numba.get_num_threads())
+
+            def kern(z, k):
+                return mdav_tree._mdav_tree_kernel(z, k, nt)
         z = np.ascontiguousarray(standardise(x))
         kern(np.ascontiguousarray(z[:300]), 3)
         t0 = time.perf_counter()
@@ -145,23 +153,27 @@ def main():
     load0 = os.getloadavg()
     rows, ident = [], []
     tmp = Path(tempfile.mkdtemp(prefix="bench_mdav_"))
+
+    def measure(task, n, labels=None):
+        rows.append(run_child(task, n, 10, labels and str(tmp / f"{labels}_{n}.npy")))
+        print(rows[-1], flush=True)
+        return rows[-1]
+
     for n in [int(s) for s in a.sizes.split(",")]:
-        after = run_child("mdav-after", n, 10, str(tmp / f"after_{n}.npy"))
-        rows.append(after)
-        print(after, flush=True)
+        after = measure("mdav-after", n, "after")
+        one = measure("mdav-after-1-thread", n, "one")
+        same = np.array_equal(np.load(tmp / f"after_{n}.npy"), np.load(tmp / f"one_{n}.npy"))
+        ident.append(f"- synthetic {n:,} x 10: labels after (threads) == after (1 thread): {same}; "
+                     f"speed-up of the threads {one['wall_s'] / after['wall_s']:.2f}x")
         if n <= a.old_max:
-            before = run_child("mdav-before", n, 10, str(tmp / f"before_{n}.npy"))
-            rows.append(before)
-            print(before, flush=True)
+            before = measure("mdav-before", n, "before")
             same = np.array_equal(np.load(tmp / f"after_{n}.npy"), np.load(tmp / f"before_{n}.npy"))
             ident.append(f"- synthetic {n:,} x 10: labels after == before: {same}; "
                          f"speed-up {before['wall_s'] / after['wall_s']:.1f}x")
         else:
             ident.append(f"- synthetic {n:,} x 10: before not run (over --old-max {a.old_max:,})")
     for task in ("individual ranking", "rank swapping", "additive noise"):
-        r = run_child(task, a.big, 10)
-        rows.append(r)
-        print(r, flush=True)
+        measure(task, a.big)
     ident += reference_identity()
     load1 = os.getloadavg()
     out = ["# MDAV k = 3 at 10^5 and 10^6 records; fast maskings at 10^7", "",
@@ -171,7 +183,9 @@ def main():
            f"{tuple(round(v, 2) for v in load1)} at the end. "
            "Data: `bench_scaling.make_data` (correlated skewed columns, 2 decimals, seeded). Wall time of the one call "
            "after a warm-up (no compilation); peak = the child's VmHWM in MiB (inputs included). "
-           f"before = the tree kernel of commit {OLD_COMMIT}; after = the principal-axis tree kernel.", "",
+           f"before = the tree kernel of commit {OLD_COMMIT}; after = the principal-axis tree kernel, its "
+           "farthest-record searches in numba's threads from mdav_tree.PAR_MIN records (as mask() runs it); "
+           "after-1-thread = the same kernel in one thread.", "",
            "| task | n | m | wall s | peak MiB | note |", "|---|---:|---:|---:|---:|---|"]
     for r in rows:
         out.append(f"| {r['task']} | {r['n']:,} | {r['m']} | {r['wall_s']:.2f} | {r['peak_mb']:.0f} | {r['note']} |")

@@ -132,3 +132,33 @@ def test_exact_centroid_fallback_is_exercised():
     labels, fallbacks = _mdav_tree_kernel(z, 4)
     assert fallbacks > 0
     assert np.array_equal(labels, _mdav_kernel_brute(z, 4))
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(2, 6), st.integers(1, 4), st.integers(0, 2 ** 32 - 1), st.integers(0, 120),
+       st.integers(1, 4))
+def test_two_threads_give_the_same_labels(k, m, seed, extra, levels):
+    """The searches split over two threads (from the first record, ``par_min=0``) return the
+    serial kernel's labels and fallbacks, on heavily tied integer grids."""
+    rng = np.random.default_rng(seed)
+    z = rng.integers(-levels, levels + 1, size=(k + extra, m)).astype(np.float64)
+    serial = _mdav_tree_kernel(z, k, 1, 10**9)
+    split = _mdav_tree_kernel(z, k, 2, 0)
+    assert np.array_equal(split[0], serial[0]) and split[1] == serial[1]
+    assert np.array_equal(split[0], _mdav_kernel_brute(z, k))
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2])
+def test_two_threads_on_larger_skewed_files(decimals):
+    rng = np.random.default_rng(40 + decimals)
+    x = np.round(np.exp(0.6 * rng.standard_normal((6001, 6))) * np.arange(1, 7), decimals)
+    z = np.ascontiguousarray((x - x.mean(axis=0)) / x.std(axis=0, ddof=1))
+    assert np.array_equal(_mdav_tree_kernel(z, 3, 2, 0)[0], _mdav_kernel_brute(z, 3))
+
+
+def test_two_threads_and_the_exact_centroid_fallback():
+    g = np.array([[a, b] for a in (-2.0, -1.0, 0.0, 1.0, 2.0) for b in (-2.0, -1.0, 0.0, 1.0, 2.0)])
+    z = np.ascontiguousarray(np.tile(g, (3, 1)))
+    labels, fallbacks = _mdav_tree_kernel(z, 4, 2, 0)
+    assert fallbacks > 0
+    assert np.array_equal(labels, _mdav_kernel_brute(z, 4))

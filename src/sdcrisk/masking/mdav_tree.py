@@ -26,12 +26,18 @@ evaluations (benchmarks/results/mdav.md: 3.0 times faster than the previous tree
   coordinates, rounding-monotone formula) reaches the best smallest possible one; if these are
   copies of one row, the lowest index wins whatever the centroid, otherwise the centroid is
   recomputed exactly (O(n m), rare) and the collected records compared with it.
+* While at least PAR_MIN records remain, the two farthest-record searches of each step run in
+  numba's threads: the tree is expanded from the root, largest bound first, into FRONT nodes,
+  dealt alternately to the threads; each prunes with the best record any thread has found so far
+  (a valid bound whatever the timing), and the best of the threads, ties by lowest index, is the
+  serial search's answer, so the labels do not depend on the number of threads.
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from ..resources import check_memory
 
@@ -40,6 +46,8 @@ REBUILD = 0.5  # rebuild once the active records fall below this fraction of the
 _U = 2.0 ** -53  # unit roundoff
 _REL = 1e-10  # relative margin of the rotated-coordinate bounds
 _NRM = 2e-10  # margin per unit of squared norm
+PAR_MIN = 50_000  # two threads search while at least this many records remain (mdav_tree_kernel)
+FRONT = 32  # nodes of the frontier dealt to the threads
 
 
 @njit(cache=True)
@@ -206,7 +214,7 @@ def _fit_inner(fb, nd, nav, node, m):
     return changed
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _dist(zp, p, q):
     s = 0.0
     for t in range(zp.shape[1]):
@@ -229,7 +237,7 @@ def _rotate(q, g, V, qy):
     return qn
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _upper(fb, node, qy, qn, m, isc2):
     """Upper bound of the computed distance of any active record of the node to the point whose
     (scaled) rotated coordinates are qy (|qy|^2 = qn): the "norm + linear" bound
@@ -244,7 +252,7 @@ def _upper(fb, node, qy, qn, m, isc2):
     return (u * (1.0 + _REL) + _NRM * (big + qn)) * isc2 + 1e-300
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _lower(fb, nd, node, qy, qn, m, isc2):
     """Lower bound of the computed distance of any active record of the node to qy: larger of
     the box and ball bounds."""
@@ -447,25 +455,73 @@ def _knn(tree, q, kk, stack, sbound):
     return bi
 
 
-@njit(cache=True)
-def _farthest(tree, q, stack, sbound):
-    """Active record farthest from q, by (computed distance, -index)."""
-    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
-    m = zp.shape[1]
-    qy = np.empty(m)
-    qn = _rotate(q, g, V, qy)
-    best = -1.0
-    arg = np.iinfo(np.int64).max
-    stack[0] = 0
-    sbound[0] = np.inf
-    sp = 1
+@njit(cache=True, inline="always")
+def _shared(own, parts):
+    """The largest of ``own`` and the parts' values (the bound every part may prune with)."""
+    lim = own
+    for u in range(parts.size):  # the other parts' values, read while they run
+        lim = max(lim, parts[u])
+    return lim
+
+
+@njit(cache=True, inline="always")
+def _push_children(fb, nav, node, qy, qn, m, isc2, h, lim, stack, sbound, sp):
+    """Push the non-empty children of ``node`` whose upper bound (:func:`_upper_box`) reaches
+    ``lim``, the larger on top; returns the new stack size."""
+    a = nav[node, LEFT]
+    b = nav[node, RIGHT]
+    ua = _upper_box(fb, a, qy, qn, m, isc2, h) if nav[a, CNT] > 0 else -np.inf
+    ub = _upper_box(fb, b, qy, qn, m, isc2, h) if nav[b, CNT] > 0 else -np.inf
+    if ua >= ub:
+        a, b = b, a
+        ua, ub = ub, ua
+    if ua >= lim:
+        stack[sp] = a
+        sbound[sp] = ua
+        sp += 1
+    if ub >= lim:
+        stack[sp] = b
+        sbound[sp] = ub
+        sp += 1
+    return sp
+
+
+@njit(cache=True, inline="always")
+def _next_leaf(fb, nav, qy, qn, m, isc2, h, own, shared, stack, sbound, sp):
+    """Depth-first search step: pop nodes, pruning those whose bound is below the best value any
+    part holds (:func:`_shared`) and pushing the children of the others, up to the next leaf to
+    visit; returns (leaf, new stack size, the bound in force), leaf -1 when the stack is empty."""
     while sp > 0:
         sp -= 1
         node = stack[sp]
-        if sbound[sp] < best or nav[node, CNT] == 0:
+        lim = _shared(own, shared)
+        if sbound[sp] < lim or nav[node, CNT] == 0:
             continue
-        a = nav[node, LEFT]
-        if a < 0:
+        if nav[node, LEFT] >= 0:
+            sp = _push_children(fb, nav, node, qy, qn, m, isc2, h, lim, stack, sbound, sp)
+            continue
+        return node, sp, lim
+    return -1, 0, own
+
+
+@njit(cache=True)
+def _far_part(tree, q, qy, qn, roots, rbound, order, t, nt, stack, sbound, best2, arg2):
+    """Part t of nt of the farthest-record search: depth first from the roots order[t::nt]
+    (``roots[order[j]]`` with upper bound ``rbound[order[j]]``). The part's best (computed
+    distance, then lowest index) goes to ``best2[t]``, ``arg2[t]``; a node is pruned only when its
+    bound is below a record some part has found, so the best of the parts is the answer."""
+    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
+    m = zp.shape[1]
+    best = best2[t]
+    arg = arg2[t]
+    for j in range(t, order.size, nt):
+        stack[0] = roots[order[j]]
+        sbound[0] = rbound[order[j]]
+        sp = 1
+        while True:
+            node, sp, lim = _next_leaf(fb, nav, qy, qn, m, isc2, 0.0, best, best2, stack, sbound, sp)
+            if node < 0:
+                break
             for p in range(nav[node, START], nav[node, END]):
                 if not alive_p[p]:
                     continue
@@ -474,25 +530,79 @@ def _farthest(tree, q, stack, sbound):
                 if d > best or (d == best and i < arg):
                     best = d
                     arg = i
-        else:
-            b = nav[node, RIGHT]
-            ua = _upper(fb, a, qy, qn, m, isc2) if nav[a, CNT] > 0 else -np.inf
-            ub = _upper(fb, b, qy, qn, m, isc2) if nav[b, CNT] > 0 else -np.inf
-            if ua >= ub:
-                a, b = b, a
-                ua, ub = ub, ua
-            if ua >= best:
-                stack[sp] = a
-                sbound[sp] = ua
-                sp += 1
-            if ub >= best:
-                stack[sp] = b
-                sbound[sp] = ub
-                sp += 1
-    return arg
+            best2[t] = best
+            arg2[t] = arg
 
 
 @njit(cache=True)
+def _best_part(best2, arg2):
+    t = 0
+    for u in range(1, best2.size):
+        if best2[u] > best2[t] or (best2[u] == best2[t] and arg2[u] < arg2[t]):
+            t = u
+    return arg2[t]
+
+
+@njit(cache=True)
+def _farthest(tree, q, stack, sbound):
+    """Active record farthest from q, by (computed distance, -index)."""
+    m = q.shape[0]
+    qy = np.empty(m)
+    qn = _rotate(q, tree[8], tree[9], qy)
+    best2 = np.full(1, -1.0)
+    arg2 = np.full(1, np.iinfo(np.int64).max)
+    _far_part(tree, q, qy, qn, np.zeros(1, np.int64), np.full(1, np.inf), np.zeros(1, np.int64), 0, 1,
+              stack, sbound, best2, arg2)
+    return arg2[0]
+
+
+@njit(cache=True)
+def _frontier(tree, qy, qn, h, front, fbound):
+    """Expand the tree from the root, the non-leaf node of largest upper bound (:func:`_upper_box`)
+    first, into at most ``front.size`` non-empty nodes (``front``, their bounds ``fbound``);
+    returns how many."""
+    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
+    m = zp.shape[1]
+    front[0] = 0
+    fbound[0] = np.inf
+    nf = 1
+    while nf < front.size:
+        j = -1
+        for u in range(nf):
+            if nav[front[u], LEFT] >= 0 and (j < 0 or fbound[u] > fbound[j]):
+                j = u
+        if j < 0:
+            break
+        node = front[j]
+        nf -= 1  # node leaves the frontier: the last entry takes its place
+        front[j] = front[nf]
+        fbound[j] = fbound[nf]
+        for c in (nav[node, LEFT], nav[node, RIGHT]):
+            if nav[c, CNT] > 0:
+                front[nf] = c
+                fbound[nf] = _upper_box(fb, c, qy, qn, m, isc2, h)
+                nf += 1
+    return nf
+
+
+@njit(parallel=True, cache=True)
+def _farthest_par(tree, q, stacks, sbounds, front, fbound):
+    """:func:`_farthest` in two threads: the frontier of :func:`_frontier`, largest bound first,
+    dealt alternately to two parts that prune with each other's best (same answer)."""
+    m = q.shape[0]
+    qy = np.empty(m)
+    qn = _rotate(q, tree[8], tree[9], qy)
+    nf = _frontier(tree, qy, qn, 0.0, front, fbound)
+    order = np.argsort(-fbound[:nf])
+    nt = stacks.shape[0]
+    best2 = np.full(nt, -1.0)
+    arg2 = np.full(nt, np.iinfo(np.int64).max)
+    for t in prange(nt):
+        _far_part(tree, q, qy, qn, front, fbound, order, t, nt, stacks[t], sbounds[t], best2, arg2)
+    return _best_part(best2, arg2)
+
+
+@njit(cache=True, inline="always")
 def _same_row(zp, p, r):
     for t in range(zp.shape[1]):
         if zp[p, t] != zp[r, t]:
@@ -530,14 +640,12 @@ def _cluster(r, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sboun
 
 
 @njit(cache=True)
-def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, bufp, bufu,
-                   bufl):
-    """The brute kernel's record farthest from the centroid; (record, new nact, fallback used)."""
-    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
+def _centroid_box(na, n, tree, sums, abs0, qlo, qhi, qy):
+    """The box [qlo, qhi] that provably holds the brute kernel's centroid of the na active
+    records (module docstring), its centre's rotated coordinates qy; returns (h, |qy|^2), h the
+    largest distance of the box from its centre (widened)."""
     hi_s, lo_s, err, abs_s = sums
-    m = z.shape[1]
-    qlo = np.empty(m)
-    qhi = np.empty(m)
+    m = qlo.shape[0]
     cmid = np.empty(m)
     gam = na * _U / (1.0 - na * _U)
     h = 0.0
@@ -551,30 +659,45 @@ def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, 
         e = max(qhi[t] - cmid[t], cmid[t] - qlo[t])
         h += e * e
     h = np.sqrt(h) * (1.0 + 1e-9)
-    qy = np.empty(m)
-    qn = _rotate(cmid, g, V, qy)
-    # one pass: every record whose largest computed distance over the box [qlo, qhi] reaches
-    # the largest smallest one (maxlow) ends in bufp[:nb]
-    maxlow = -1.0
-    nb = 0
-    stack[0] = 0
-    sbound[0] = np.inf
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        node = stack[sp]
-        if sbound[sp] < maxlow or nav[node, CNT] == 0:
-            continue
-        a = nav[node, LEFT]
-        if a < 0:
+    return h, _rotate(cmid, tree[8], tree[9], qy)
+
+
+@njit(cache=True, inline="always")
+def _upper_box(fb, node, qy, qn, m, isc2, h):
+    """:func:`_upper` for any point within h of qy (h = 0: the point qy itself)."""
+    u = _upper(fb, node, qy, qn, m, isc2)
+    if h == 0.0:
+        return u
+    u = np.sqrt(u) + h
+    return u * u * (1.0 + 1e-12)
+
+
+@njit(cache=True)
+def _fc_part(tree, qlo, qhi, qy, qn, h, roots, rbound, order, t, nt, stack, sbound, bufp, bufu, bufl,
+             nb2, maxlow2):
+    """Part t of nt of the pass of :func:`_from_centroid` (roots as in :func:`_far_part`): every
+    record whose largest computed distance over the box [qlo, qhi] reaches the largest smallest
+    one (maxlow) of all parts ends in this part's ``bufp[:nb2[t]]`` (with ``bufu``, ``bufl``)."""
+    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
+    m = zp.shape[1]
+    maxlow = maxlow2[t]
+    nb = nb2[t]
+    for j in range(t, order.size, nt):
+        stack[0] = roots[order[j]]
+        sbound[0] = rbound[order[j]]
+        sp = 1
+        while True:
+            node, sp, lim = _next_leaf(fb, nav, qy, qn, m, isc2, h, maxlow, maxlow2, stack, sbound, sp)
+            if node < 0:
+                break
             for p in range(nav[node, START], nav[node, END]):
                 if not alive_p[p]:
                     continue
                 lo = 0.0
                 up = 0.0
-                for t in range(m):
-                    u = zp[p, t] - qhi[t]
-                    v = zp[p, t] - qlo[t]
+                for c in range(m):
+                    u = zp[p, c] - qhi[c]
+                    v = zp[p, c] - qlo[c]
                     if u > 0.0:
                         lo += u * u
                     elif v < 0.0:
@@ -584,7 +707,7 @@ def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, 
                     u = u * u
                     v = v * v
                     up += u if u > v else v
-                if up < maxlow:
+                if up < lim:
                     continue
                 bufp[nb] = p
                 bufu[nb] = up
@@ -592,59 +715,88 @@ def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, 
                 nb += 1
                 if lo > maxlow:
                     maxlow = lo
-        else:
-            b = nav[node, RIGHT]
-            ua = -np.inf
-            ub = -np.inf
-            if nav[a, CNT] > 0:
-                ua = np.sqrt(_upper(fb, a, qy, qn, m, isc2)) + h
-                ua = ua * ua * (1.0 + 1e-12)
-            if nav[b, CNT] > 0:
-                ub = np.sqrt(_upper(fb, b, qy, qn, m, isc2)) + h
-                ub = ub * ub * (1.0 + 1e-12)
-            if ua >= ub:
-                a, b = b, a
-                ua, ub = ub, ua
-            if ua >= maxlow:
-                stack[sp] = a
-                sbound[sp] = ua
-                sp += 1
-            if ub >= maxlow:
-                stack[sp] = b
-                sbound[sp] = ub
-                sp += 1
-    # the record of the largest lower bound; every other candidate must be a copy of its row
-    w = 0
+                    maxlow2[t] = maxlow
+    nb2[t] = nb
+
+
+@njit(cache=True)
+def _fc_resolve(z, tree, alive, act, nact, bufp, bufu, bufl, nb2, maxlow2):
+    """The answer of :func:`_from_centroid` from its parts' candidates: the record of the largest
+    lower bound if every other candidate is a copy of its row (lowest index), else the exact
+    centroid decides; (record, new nact, fallback used)."""
+    perm, zp = tree[0], tree[1]
+    maxlow = maxlow2.max()
     r = -1
-    for j in range(nb):
-        if bufu[j] >= maxlow:
-            bufp[w] = bufp[j]
-            bufl[w] = bufl[j]
-            w += 1
-            if r < 0 and bufl[j] == maxlow:
-                r = bufp[j]
+    for t in range(nb2.size):
+        w = 0
+        for j in range(nb2[t]):
+            if bufu[t, j] >= maxlow:
+                bufp[t, w] = bufp[t, j]
+                bufl[t, w] = bufl[t, j]
+                w += 1
+                if r < 0 and bufl[t, j] == maxlow:
+                    r = bufp[t, j]
+        nb2[t] = w
     same = True
     arg = np.iinfo(np.int64).max
-    for j in range(w):
-        p = bufp[j]
-        if not _same_row(zp, p, r):
-            same = False
-            break
-        if perm[p] < arg:
-            arg = perm[p]
+    for t in range(nb2.size):
+        for j in range(nb2[t]):
+            p = bufp[t, j]
+            if not _same_row(zp, p, r):
+                same = False
+                break
+            if perm[p] < arg:
+                arg = perm[p]
     if same:
         return arg, nact, False
     c, nact = _centroid_exact(z, alive, act, nact)
     best = -1.0
     arg = np.iinfo(np.int64).max
-    for j in range(w):
-        p = bufp[j]
-        d = _dist(zp, p, c)
-        i = perm[p]
-        if d > best or (d == best and i < arg):
-            best = d
-            arg = i
+    for t in range(nb2.size):
+        for j in range(nb2[t]):
+            p = bufp[t, j]
+            d = _dist(zp, p, c)
+            i = perm[p]
+            if d > best or (d == best and i < arg):
+                best = d
+                arg = i
     return arg, nact, True
+
+
+@njit(cache=True)
+def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, bufp, bufu, bufl):
+    """The brute kernel's record farthest from the centroid; (record, new nact, fallback used).
+    ``bufp``, ``bufu``, ``bufl``: (parts, n) buffers, part 0 used."""
+    m = z.shape[1]
+    qlo = np.empty(m)
+    qhi = np.empty(m)
+    qy = np.empty(m)
+    h, qn = _centroid_box(na, n, tree, sums, abs0, qlo, qhi, qy)
+    nb2 = np.zeros(1, np.int64)
+    maxlow2 = np.full(1, -1.0)
+    _fc_part(tree, qlo, qhi, qy, qn, h, np.zeros(1, np.int64), np.full(1, np.inf), np.zeros(1, np.int64), 0, 1,
+             stack, sbound, bufp[0], bufu[0], bufl[0], nb2, maxlow2)
+    return _fc_resolve(z, tree, alive, act, nact, bufp[:1], bufu[:1], bufl[:1], nb2, maxlow2)
+
+
+@njit(parallel=True, cache=True)
+def _from_centroid_par(na, n, z, tree, alive, sums, abs0, act, nact, stacks, sbounds, bufp, bufu, bufl,
+                       front, fbound):
+    """:func:`_from_centroid` in ``bufp.shape[0]`` threads (as :func:`_farthest_par`)."""
+    m = z.shape[1]
+    qlo = np.empty(m)
+    qhi = np.empty(m)
+    qy = np.empty(m)
+    h, qn = _centroid_box(na, n, tree, sums, abs0, qlo, qhi, qy)
+    nf = _frontier(tree, qy, qn, h, front, fbound)
+    order = np.argsort(-fbound[:nf])
+    nt = bufp.shape[0]
+    nb2 = np.zeros(nt, np.int64)
+    maxlow2 = np.full(nt, -1.0)
+    for t in prange(nt):
+        _fc_part(tree, qlo, qhi, qy, qn, h, front, fbound, order, t, nt, stacks[t], sbounds[t], bufp[t], bufu[t],
+                 bufl[t], nb2, maxlow2)
+    return _fc_resolve(z, tree, alive, act, nact, bufp, bufu, bufl, nb2, maxlow2)
 
 
 @njit(cache=True)
@@ -662,8 +814,10 @@ def _active_ids(alive):
 
 
 @njit(cache=True)
-def _mdav_tree_kernel(z, k):
-    """Labels of the brute-force MDAV kernel and the number of exact centroid recomputations."""
+def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
+    """Labels of the brute-force MDAV kernel and the number of exact centroid recomputations;
+    ``nt`` > 1: the farthest-record searches in nt threads while at least ``par_min`` records
+    remain."""
     n, m = z.shape
     pos = np.empty(n, np.int64)
     leaf_of = np.empty(n, np.int64)
@@ -689,11 +843,14 @@ def _mdav_tree_kernel(z, k):
     abs0 = abs_s.copy()
     act = np.arange(n)
     nact = n
-    stack = np.empty(512, np.int64)
-    sbound = np.empty(512)
-    bufp = np.empty(n, np.int64)
-    bufu = np.empty(n)
-    bufl = np.empty(n)
+    stacks = np.empty((nt, 512), np.int64)
+    sbounds = np.empty((nt, 512))
+    stack, sbound = stacks[0], sbounds[0]
+    bufp = np.empty((nt, n), np.int64)
+    bufu = np.empty((nt, n))
+    bufl = np.empty((nt, n))
+    front = np.empty(FRONT, np.int64)
+    fbound = np.empty(FRONT)
     labels = np.full(n, -1, np.int64)
     na = n
     gid = 0
@@ -702,13 +859,20 @@ def _mdav_tree_kernel(z, k):
         if na < REBUILD * built and na >= 4 * LEAF:
             tree = _make_tree(z, _active_ids(alive), LEAF, pos, leaf_of)
             built = na
-        xr, nact, fb = _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack,
-                                      sbound, bufp, bufu, bufl)
+        if nt > 1 and na >= par_min:
+            xr, nact, fb = _from_centroid_par(na, n, z, tree, alive, sums, abs0, act, nact, stacks, sbounds,
+                                              bufp, bufu, bufl, front, fbound)
+        else:
+            xr, nact, fb = _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, bufp,
+                                          bufu, bufl)
         nfb += fb
         _cluster(xr, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sbound)
         gid += 1
         na -= k
-        xs = _farthest(tree, z[xr].copy(), stack, sbound)
+        if nt > 1 and na >= par_min:
+            xs = _farthest_par(tree, z[xr].copy(), stacks, sbounds, front, fbound)
+        else:
+            xs = _farthest(tree, z[xr].copy(), stack, sbound)
         _cluster(xs, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sbound)
         gid += 1
         na -= k
@@ -731,15 +895,16 @@ def tree_applicable(z: np.ndarray) -> bool:
     return bool(z.size == 0 or (np.isfinite(z).all() and np.abs(z).max() <= 1e150))
 
 
-def memory_estimate(n: int, m: int) -> float:
-    """Bytes of the tree kernel's own arrays for an n x m input (an upper estimate; the input and
-    its z-scores come on top)."""
+def memory_estimate(n: int, m: int, nt: int = 1) -> float:
+    """Bytes of the tree kernel's own arrays for an n x m input searched in nt threads (an upper
+    estimate; the input and its z-scores come on top)."""
     nodes = 4 * (n // LEAF + 1)
-    return 8.0 * (4 * n * m + 12 * n + nodes * (2 * m + 9))
+    return 8.0 * (4 * n * m + (9 + 3 * nt) * n + nodes * (2 * m + 9))
 
 
 def mdav_tree_kernel(z: np.ndarray, k: int) -> np.ndarray:
     """MDAV labels of the float64 C-contiguous n x m array z (k >= 2, n >= k), identical to the
     brute-force kernel's."""
-    check_memory("MDAV (k-d tree)", memory_estimate(*z.shape))
-    return _mdav_tree_kernel(z, k)[0]
+    nt = min(4, numba.get_num_threads()) if z.shape[0] >= PAR_MIN else 1
+    check_memory("MDAV (k-d tree)", memory_estimate(*z.shape, nt))
+    return _mdav_tree_kernel(z, k, nt)[0]

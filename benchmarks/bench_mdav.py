@@ -146,7 +146,19 @@ def main():
     ap.add_argument("--old-max", type=int, default=100_000)
     ap.add_argument("--big", type=int, default=10_000_000)
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "mdav.md"))
+    ap.add_argument("--identity-only", action="store_true",
+                    help="recompute only the label identity against the brute-force kernel (Census, EIA, tied "
+                         "data) and replace those lines of --out")
     a = ap.parse_args()
+    if a.identity_only:
+        text = Path(a.out).read_text()
+        kept = [ln for ln in text.split("\n") if not ln.startswith(("- Census", "- EIA", "- tied", "(brute-force"))]
+        while kept and not kept[-1]:
+            kept.pop()
+        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        Path(a.out).write_text("\n".join(kept + reference_identity() + [
+            "", f"(brute-force comparisons above: `python benchmarks/bench_mdav.py --identity-only`, {when})", ""]))
+        return
     if a.child:
         print(json.dumps(child(a.child[0], int(a.child[1]), int(a.child[2]), a.labels)))
         return

@@ -47,6 +47,7 @@ import io
 import json
 import os
 import platform
+import shlex
 import shutil
 import signal
 import subprocess
@@ -284,7 +285,7 @@ def _provenance(args) -> str:
     """The first paragraph of scaling.md: what was measured and by which commands (``--add`` and
     ``--replot`` keep the earlier one; ``--add`` appends its own command)."""
     old = Path(args.out) / "scaling.md"
-    command = f"`python benchmarks/bench_scaling.py {' '.join(sys.argv[1:])}`"
+    command = f"`python benchmarks/bench_scaling.py {shlex.join(sys.argv[1:])}`"
     if (args.add or args.replot) and old.is_file():
         first = old.read_text().split("\n")[2]
         if args.replot:
@@ -357,8 +358,9 @@ def figure(rows: list[dict], args, path_png: Path, path_pdf: Path) -> None:
                 lab = task if m == args.columns else None
                 ax1.plot(n, w, color=color, label=lab, **style)
                 ax2.plot(n, p, color=color, **style)
-        to = [r["n"] for r in rows if r["task"] == task and r["status"].startswith("timeout")]
-        ax1.plot(to, [args.timeout] * len(to), "x", color=color, ms=9)
+        to = [(r["n"], float(r["status"].split()[2])) for r in rows  # "timeout > T s": that run's T
+              if r["task"] == task and r["status"].startswith("timeout")]
+        ax1.plot([n for n, _ in to], [t for _, t in to], "x", color=color, ms=9)
     _guides(ax1, [(r["n"], r["wall_s"]) for r in rows if r["m"] == args.columns and r["status"] == "ok"])
     ax1.set(xscale="log", yscale="log", xlabel="n (records)", ylabel="wall time of the call (s)",
             title="time; x = timeout, open squares: the n x 8 set")

@@ -39,3 +39,20 @@ def test_bench_assess_on_small_synthetic_files(tmp_path):
     assert {"DBRL", "GDBRL", "PRL", "ID", "IL"} <= attacks
     assert "## assess synthetic" in (tmp_path / "assess_scale.md").read_text()
     assert not (tmp_path / "assess.csv").exists()  # parts 1-3 only
+
+
+def test_bench_scaling_add_and_replot(tmp_path):
+    """``--add`` measures new sizes beside a finished run (its rows kept, no n x 8 set) and
+    appends its command to the provenance; ``--replot`` rewrites the table and figure only."""
+    run = [sys.executable, str(SCRIPT), "--timeout", "120", "--out", str(tmp_path), "--tasks", "DBRL"]
+    subprocess.run(run + ["--sizes", "400", "--quick"], check=True, capture_output=True, timeout=300)
+    subprocess.run(run + ["--sizes", "600", "--add"], check=True, capture_output=True, timeout=300)
+    with open(tmp_path / "scaling.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    assert sorted((r["n"], r["m"]) for r in rows) == [("400", "10"), ("5000", "8"), ("600", "10")]
+    md = (tmp_path / "scaling.md").read_text()
+    assert md.split("\n")[2].count("then the rows of") == 1 and "--sizes 600 --add" in md
+    (tmp_path / "scaling.png").unlink()
+    subprocess.run([sys.executable, str(SCRIPT), "--replot", "--out", str(tmp_path)], check=True,
+                   capture_output=True, timeout=300)
+    assert (tmp_path / "scaling.png").stat().st_size > 0 and (tmp_path / "scaling.md").read_text() == md

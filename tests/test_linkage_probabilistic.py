@@ -6,7 +6,11 @@ import itertools
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
+
+from sdcrisk.linkage.assignment import DIRECT_MIN, _flow_links, _row_full, _units
 
 from sdcrisk.linkage.probabilistic import (
     COINCIDENCE_RULES,
@@ -137,6 +141,52 @@ def test_assignment_matches_dense_lsa_optimum():
     assert ours == pytest.approx(dense[r, c].sum())
     used = links[links >= 0]
     assert used.size == np.unique(used).size  # one-to-one
+
+
+def _total(rows, cols, gain, links) -> float:
+    on = dict(zip(zip(rows.tolist(), cols.tolist()), gain.tolist()))
+    linked = np.flatnonzero(links >= 0)
+    assert all((i, links[i]) in on for i in linked)  # links only along edges
+    used = links[linked]
+    assert used.size == np.unique(used).size  # one-to-one
+    return sum(on[(i, links[i])] for i in linked)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 9), st.integers(0, 4), st.floats(0.15, 0.9), st.sampled_from([2, 4, 1000]),
+       st.integers(0, 2**32 - 1))
+def test_row_full_first_reaches_the_flow_optimum(n, extra, density, levels, seed):
+    """The row-full matching with its certificate (assign_max_weight from DIRECT_MIN originals) and
+    the flow reach the same total gain, on few distinct gains (ties) and where leaving originals
+    unlinked is optimal; a certified matching is optimal (never a smaller total)."""
+    rng = np.random.default_rng(seed)
+    edges = rng.random((n, n + extra)) < density
+    rows, cols = np.nonzero(edges)
+    assume(rows.size > 0)
+    gain = rng.integers(1, levels, size=rows.size) / 1e3 + 1e-3
+    flow = assign_max_weight(rows, cols, gain, n, direct_min=n + 1)
+    first = assign_max_weight(rows, cols, gain, n, direct_min=0)
+    assert _total(rows, cols, gain, first) == pytest.approx(_total(rows, cols, gain, flow), abs=1e-9)
+
+
+def test_a_row_full_matching_that_is_not_optimal_is_not_certified():
+    """Original 0 gains 10 with masked 0 or 1 with masked 1, original 1 gains 1 with masked 0: the
+    matching that links both (total 2) loses to linking original 0 alone (10)."""
+    rows, cols, gain = np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([10.0, 1.0, 1.0])
+    assert _row_full(rows, cols, np.rint(gain * 1e6).astype(np.int64), 2) is None
+    assert assign_max_weight(rows, cols, gain, 2, direct_min=0).tolist() == [0, -1]
+    both = np.array([10.0, 1.0, 9.5])  # now linking both (10.5) is optimal and certified
+    assert _row_full(rows, cols, np.rint(both * 1e6).astype(np.int64), 2).tolist() == [1, 0]
+
+
+def test_below_direct_min_the_flow_alone_decides():
+    """Files under DIRECT_MIN originals (the replication's) keep the flow's choice among ties."""
+    rng = np.random.default_rng(4)
+    n = 200
+    rows, cols = np.nonzero(rng.random((n, n)) < 0.05)
+    gain = rng.integers(1, 3, size=rows.size).astype(float)
+    assert n < DIRECT_MIN
+    assert np.array_equal(assign_max_weight(rows, cols, gain, n), _flow_links(rows, cols, _units(gain), n, bypass=True))
 
 
 def test_prl_is_one_to_one(small):

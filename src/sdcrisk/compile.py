@@ -64,8 +64,9 @@ def _example_params(param) -> object:
 
 def _library_calls(group: str, x: np.ndarray, y: np.ndarray) -> None:
     """The group's kernels on the paths the attack registry does not take: the replication's own
-    calls (candidate-set sizes, the annotated union, L-RL for MDAV) and the brute-force reference
-    kernels (``method="brute"``) the tests compare the k-d tree with."""
+    calls (candidate-set sizes, the annotated union, L-RL for MDAV), the brute-force reference
+    kernels (``method="brute"``) the tests compare the k-d tree with, and the assignment's
+    certificate, which runs from ``DIRECT_MIN`` originals only."""
     truth = np.arange(x.shape[0])
     known = np.arange(x.shape[1])
     if group == "tree":
@@ -100,6 +101,10 @@ def _library_calls(group: str, x: np.ndarray, y: np.ndarray) -> None:
         from .masking.microaggregation import mdav_groups
 
         mdav_groups(x[:, :2], 3, method="brute")
+    elif group == "prl":  # the certified row-full assignment, which files this small skip
+        from .linkage.assignment import assign_max_weight
+
+        assign_max_weight(np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([10.0, 1.0, 9.5]), 2, direct_min=0)
 
 
 def compile_group(group: str) -> None:
@@ -133,7 +138,7 @@ def compile_group(group: str) -> None:
             x, y = orig.to_numpy()[:, 1:], masked.to_numpy()[:, 1:]
             for attack in attacks:  # as the workflow's attack matrix calls them
                 ATTACKS[attack](x, y, np.arange(4), 2, rng())
-        if group in ("tree", "location", "mdav"):
+        if group in ("tree", "location", "mdav", "prl"):
             orig, masked = _example_files(tied=False)
             _library_calls(group, orig.to_numpy()[:, 1:], masked.to_numpy()[:, 1:])
     stamp = _stamp(group)

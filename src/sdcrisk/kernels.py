@@ -64,9 +64,9 @@ GROUPS = {
     "mdav": (_MA, ()),
     "tree": ((*_TREE, _L + "distance", _L + "rank", _L + "global_distance"), ("DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL")),
     "masking": ((_M + "swapping", *_MA), ()),
-    "prl": ((_L + "probabilistic", _L + "sorting"), ("PRL",)),
+    "prl": ((_L + "probabilistic", _L + "sorting", _L + "assignment"), ("PRL",)),
     "location": ((*_TREE, _L + "location", _L + "distance", _M + "swapping"), ("RS-RL(p<=20%)", "L-RL(MA)")),
-    "graded": ((*_TREE, _L + "graded", _L + "probabilistic"), ("PRL-graded",)),
+    "graded": ((*_TREE, _L + "graded", _L + "probabilistic", _L + "assignment"), ("PRL-graded",)),
     "projected": ((*_TREE, _L + "projected", _L + "distance", *_MA), ("Pro-RL-PCP", "Pro-RL-Zscore")),
 }
 #: groups compiled after the groups whose kernels they call: they load those from the cache

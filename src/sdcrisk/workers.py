@@ -60,9 +60,9 @@ HEARTBEAT = 10.0  # seconds between progress lines of a running attack
 # (rank swapping p = 5, 2 cores, two attacks at a time; benchmarks/results/assess_scale.md): the
 # order in which the attacks are handed out (longest first) and, interpolated on log-log axes, the
 # progress estimate.
-EXPECTED_SECONDS = {"PRL": (15.4, 126.2), "GDBRL": (6.2, 132.6), "PRL-graded": (5.7, 105.7),
-                    "L-RL(MA)": (2.6, 61.3), "RS-RL(p<=20%)": (2.3, 65.7), "DBRL": (2.0, 43.3),
-                    "RBRL-Sum": (1.9, 58.2), "RBRL-Max": (0.85, 17.0)}
+EXPECTED_SECONDS = {"PRL": (3.1, 126.2), "GDBRL": (7.8, 132.6), "PRL-graded": (5.9, 105.7),
+                    "L-RL(MA)": (2.7, 61.3), "RS-RL(p<=20%)": (2.5, 65.7), "DBRL": (1.7, 43.3),
+                    "RBRL-Sum": (2.1, 58.2), "RBRL-Max": (0.93, 17.0)}
 _SIZES = (100_000, 1_000_000)
 # A worker's peak resident memory per record in the same run at 10^6 records (peaks of 1.40-3.69
 # GiB, the mapped arrays included), above the interpreter and its libraries (_WORKER_BASE); at 10^7

@@ -398,7 +398,11 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     keep = gain_pat[inv] > 0
     erows, ecols, egain = rows[keep], cols[keep], gain_pat[inv[keep]]
     check_memory(f"PRL-graded: assignment on {erows.size:,} candidate pairs", 100 * (erows.size + 2 * (n + ny)))
-    links_perm = assign_max_weight(erows, ecols, egain, n) if erows.size else np.full(n, -1, dtype=np.int64)
+    # the flow alone: on the candidate graphs of PRL-graded no matching linked every original with a
+    # candidate (both 100,000 x 10 files of benchmarks/results/assignment.md), and finding that out
+    # cost 1.4 s of a 2 s flow
+    links_perm = (assign_max_weight(erows, ecols, egain, n, direct_min=n + 1) if erows.size
+                  else np.full(n, -1, dtype=np.int64))
     lap("assignment")
     links = np.where(links_perm >= 0, perm[np.maximum(links_perm, 0)], -1)
     score = np.full(n, w_else)

@@ -155,19 +155,11 @@ def test_editing_tables_and_figures_reruns_no_cell(quick_run, tmp_path):
     assert {"table", "figure"} <= planned and not planned & {"cell", "aggregate"}
 
 
-def test_rerun_is_byte_identical_and_core_count_free(quick_run, tmp_path):
-    """Same config -> byte-identical tables, with 1 core instead of 2 (outputs removed first)."""
-    before = {p.name: p.read_bytes() for p in (quick_run / "tables").glob("*.csv")}
-    shutil.rmtree(quick_run / "results")
-    shutil.rmtree(quick_run / "tables")
-    snakemake(quick_run, "--cores", "1", "--configfile", str(QUICK))
-    after = {p.name: p.read_bytes() for p in (quick_run / "tables").glob("*.csv")}
-    assert before == after
-
-
 def test_killed_run_resumes_to_the_same_tables(quick_run, tmp_path):
     """A run killed hard (SIGKILL, mid-way through the cells) resumes with --unlock and
-    --rerun-incomplete and ends with the same tables as an uninterrupted run."""
+    --rerun-incomplete and ends with the same tables as an uninterrupted run; it resumes on 1 core
+    where both ran on 2, so the tables are also byte-identical whatever the core count (one test:
+    each run of the quick DAG costs minutes of CI)."""
     cmd, env = _command(tmp_path, "--cores", "2", "--configfile", str(QUICK))
     proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -182,9 +174,9 @@ def test_killed_run_resumes_to_the_same_tables(quick_run, tmp_path):
     proc.wait()
     assert not (tmp_path / "tables" / "replication.csv").exists()
     snakemake(tmp_path, "--unlock", "--configfile", str(QUICK))
-    snakemake(tmp_path, "--cores", "2", "--configfile", str(QUICK), "--rerun-incomplete")
+    snakemake(tmp_path, "--cores", "1", "--configfile", str(QUICK), "--rerun-incomplete")
     expected = {p.name: p.read_bytes() for p in (quick_run / "tables").glob("*.csv")}
-    assert {p.name: p.read_bytes() for p in (tmp_path / "tables").glob("*.csv")} == expected
+    assert expected and {p.name: p.read_bytes() for p in (tmp_path / "tables").glob("*.csv")} == expected
 
 
 def test_bad_config_fails_before_any_job(tmp_path):

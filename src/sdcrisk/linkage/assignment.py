@@ -74,18 +74,18 @@ def _flow_links(rows, cols, costs: np.ndarray, n: int, *, bypass: bool) -> np.nd
 
 
 def assign_max_weight(rows: np.ndarray, cols: np.ndarray, gain: np.ndarray, n: int, *,
-                      direct_min: int = DIRECT_MIN) -> np.ndarray:
+                      direct_min: int | None = DIRECT_MIN) -> np.ndarray:
     """One-to-one assignment of n originals to masked records maximising the total ``gain``.
 
     Edges ``(rows, cols)`` carry ``gain > 0``; every other pair has gain 0. Gains count in integer
     units of 1e-6; an original left without a link is returned as -1. From ``direct_min``
-    originals the row-full matching with its certificate is tried first (module docstring), else
-    and otherwise the minimum-cost flow, whose "no link" arc costs 0. (scipy's LAPJVsp with a
-    private "no link" column per original instead was slower than the flow: 68 s against 5 s at
-    200,000 records.)
+    originals (None: never) the certified row-full matching is tried first (module docstring);
+    where it is not tried or not certified, the minimum-cost flow, whose "no link" arc costs 0,
+    solves the problem. (scipy's LAPJVsp with a private "no link" column per original instead was
+    slower than the flow: 68 s against 5 s at 200,000 records.)
     """
     costs = _units(gain)
-    if n >= direct_min and costs.size:
+    if direct_min is not None and n >= direct_min and costs.size:
         links = _row_full(rows, cols, -costs, n)
         if links is not None:
             return links
@@ -99,23 +99,21 @@ def _row_full(rows, cols, units, n: int):
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
-    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    rows = np.asarray(rows, dtype=np.int64)
     active = np.flatnonzero(np.bincount(rows, minlength=n))  # originals without edges stay unlinked
-    ny = int(cols.max()) + 1
+    ny = int(np.max(cols)) + 1
     if active.size > ny:
         return None
-    local = np.searchsorted(active, rows)
     top = float(units.max()) + 1.0
-    graph = csr_matrix((top - units, (local, cols)), shape=(active.size, ny))
+    graph = csr_matrix((top - units, (np.searchsorted(active, rows), cols)), shape=(active.size, ny))
     try:
         r, c = min_weight_full_bipartite_matching(graph)
     except ValueError:  # no matching links every original with an edge
         return None
     mate = np.empty(active.size, dtype=np.int64)
     mate[r] = c
-    order = np.argsort(local, kind="stable")
-    indptr = np.concatenate([[0], np.cumsum(np.bincount(local, minlength=active.size))])
-    if not _certified(indptr, cols[order], units[order], mate, ny, 20 * rows.size + active.size):
+    gains = np.rint(top - graph.data).astype(np.int64)  # the units again, in the graph's row order
+    if not _certified(graph.indptr, graph.indices, gains, mate, ny, 20 * rows.size + active.size):
         return None
     links = np.full(n, -1, dtype=np.int64)
     links[active] = mate
@@ -129,8 +127,9 @@ def _certified(indptr, cols, units, mate, ny, max_pushes):
     matchings, rows allowed to stay unmatched.
 
     LP duality of bipartite matching (its LP has integral optima; e.g. Schrijver 2003,
-    Combinatorial Optimization, ch. 17): optimal iff there are ``u, v >= 0`` with ``u_i + v_j >= g_ij`` on every edge, equality on the
-    matching, and ``v_j = 0`` on unmatched columns. With ``u_i = g_i,mate(i) - v_mate(i)`` this asks
+    Combinatorial Optimization, ch. 17): optimal iff there are ``u, v >= 0`` with
+    ``u_i + v_j >= g_ij`` on every edge, equality on the matching, and ``v_j = 0`` on unmatched
+    columns. With ``u_i = g_i,mate(i) - v_mate(i)`` this asks
     for ``v >= 0`` with ``v_j >= v_mate(i) + g_ij - g_i,mate(i)`` on every edge (longest paths),
     ``v_mate(i) <= g_i,mate(i)`` and ``v = 0`` on unmatched columns. The least such ``v`` is
     computed from 0 by label correcting (a queue of rows whose matched column's ``v`` rose); any

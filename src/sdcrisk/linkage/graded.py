@@ -401,7 +401,7 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     # the flow alone: on the candidate graphs of PRL-graded no matching linked every original with a
     # candidate (both 100,000 x 10 files of benchmarks/results/assignment.md), and finding that out
     # cost 1.4 s of a 2 s flow
-    links_perm = (assign_max_weight(erows, ecols, egain, n, direct_min=n + 1) if erows.size
+    links_perm = (assign_max_weight(erows, ecols, egain, n, direct_min=None) if erows.size
                   else np.full(n, -1, dtype=np.int64))
     lap("assignment")
     links = np.where(links_perm >= 0, perm[np.maximum(links_perm, 0)], -1)

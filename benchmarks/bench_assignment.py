@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import json
 import os
 import pickle
 import subprocess
@@ -54,14 +55,15 @@ FIELDS = ["network", "n", "edges", "distinct_gains", "solver", "seconds", "total
 
 def networks(n: int, m: int, folder: Path) -> list[tuple[str, Path]]:
     """Save ``(rows, cols, gain, n)`` of each network PRL / PRL-graded pass to their solver."""
+    from bench_assess import _mask
+
     from sdcrisk.linkage import graded, probabilistic
-    from sdcrisk.masking import mask
 
     class Captured(Exception):
         pass
 
     x = make_data(n, m)
-    files = {"bench_assess": mask("rankswap", x, np.random.default_rng(1), p=5), "bench_scaling": masked_input("DBRL", x)}
+    files = {"bench_assess": _mask("rankswap", x, p=5), "bench_scaling": masked_input("DBRL", x)}
     out = []
     for label, y in files.items():
         for attack, module, call in (("PRL", probabilistic, lambda: probabilistic.prl(x, y)),
@@ -69,7 +71,7 @@ def networks(n: int, m: int, folder: Path) -> list[tuple[str, Path]]:
                                      ("PRL-graded", graded, lambda: graded.prl_graded(x, y))):
             path = folder / f"{attack.replace(' ', '_')}_{label}.pkl"
 
-            def capture(rows, cols, gain, n_rows, path=path):
+            def capture(rows, cols, gain, n_rows, path=path, **_):
                 with open(path, "wb") as f:
                     pickle.dump((rows, cols, gain, n_rows), f, protocol=4)
                 raise Captured
@@ -150,7 +152,7 @@ def main(argv=None) -> None:
     ap.add_argument("--solve", nargs=2, metavar=("SOLVER", "NETWORK"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     if args.solve:  # child process
-        print(repr(solve(args.solve[0], Path(args.solve[1]))))
+        print(json.dumps(solve(args.solve[0], Path(args.solve[1]))))
         return
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -162,7 +164,7 @@ def main(argv=None) -> None:
                     done = subprocess.run([sys.executable, __file__, "--solve", solver, str(path)], capture_output=True,
                                           text=True, timeout=args.timeout, env=dict(os.environ))
                     if done.returncode == 0:
-                        result = eval(done.stdout.strip().splitlines()[-1])  # noqa: S307 (our own child's repr)
+                        result = json.loads(done.stdout.strip().splitlines()[-1])
                     else:
                         result = {"note": "failed: " + (done.stderr.strip().splitlines() or ["?"])[-1]}
                 except subprocess.TimeoutExpired:

@@ -17,8 +17,11 @@
    whole command's wall time and its peak memory (the process tree's, polled: the attack
    workers included, their shared arrays once; :func:`_tree_mb`).
 5. ``--parts tied``: the same on heavily tied files (:func:`tied_data`: one decimal, noise-masked).
+6. ``--parts releases``: three releases of one synthetic file (rank swapping p = 5 and p = 10,
+   additive noise a = 0.5), every attack: one command with the three masked files (its attack
+   workers serve them in turn) against three commands, one per file, in the same run.
 
-Outputs in --out: parts 1-3 in assess.csv and assess.md, parts 4-5 in assess_scale.csv and
+Outputs in --out: parts 1-3 in assess.csv and assess.md, parts 4-6 in assess_scale.csv and
 assess_scale.md (rows of other sizes already there are kept).
 """
 
@@ -212,6 +215,49 @@ def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied
         write(rows, out, "assess_scale")  # after every size: a long run leaves what it measured
 
 
+def part_releases(rows: list[dict], sizes: list[int], columns: int, out: Path) -> None:
+    """Three masked releases of one file: one command for all, against one command per release."""
+    import json
+
+    cols = [f"v{j}" for j in range(columns)]
+    for n in sizes:
+        x = make_data(n, columns)
+        releases = {"rankswap5": _mask("rankswap", x, p=5), "rankswap10": _mask("rankswap", x, p=10),
+                    "noise": _mask("additive_noise", x, a=0.5)}
+        with tempfile.TemporaryDirectory() as tmp:
+            work = Path(tmp)
+            pd.DataFrame(x, columns=cols).to_parquet(work / "original.parquet")
+            for name, y in releases.items():
+                pd.DataFrame(y, columns=cols).to_parquet(work / f"{name}.parquet")
+
+            def command(names, report):
+                cmd = [sys.executable, "-m", "sdcrisk.cli", "assess", str(work / "original.parquet"),
+                       *[str(work / f"{m}.parquet") for m in names], "--out", str(work / report), "--quiet"]
+                wall, peak, proc = run_command(cmd, dict(os.environ))
+                if proc.returncode != 0:
+                    raise SystemExit(proc.stderr)
+                found = json.loads((work / report / "report.json").read_text())["results"]
+                return wall, peak, [{k: v for k, v in r.items() if k != "seconds"} for r in found]
+
+            wall, peak, together = command(list(releases), "together")
+            apart, apart_peak, separate = 0.0, 0.0, []
+            for name in releases:
+                w, p, found = command([name], f"apart-{name}")
+                apart, apart_peak = apart + w, max(apart_peak, p)
+                separate += found
+        same = sorted(json.dumps(r, sort_keys=True) for r in together) == sorted(json.dumps(r, sort_keys=True)
+                                                                                 for r in separate)
+        part, label = "assess releases", "synthetic: rankswap p=5, p=10, noise a=0.5"
+        rows.append({"part": part, "data": label, "n": n, "task": "one command, three masked files",
+                     "wall_s": round(wall, 1), "peak_mb": round(peak), "percent_correct": "",
+                     "note": f"{apart / wall:.2f}x faster than one command per file; same results: {same}"})
+        rows.append({"part": part, "data": label, "n": n, "task": "three commands, one masked file each",
+                     "wall_s": round(apart, 1), "peak_mb": round(apart_peak), "percent_correct": "",
+                     "note": "sum of the three wall times; peak = the largest"})
+        print(rows[-2], rows[-1], sep="\n", flush=True)
+        write(rows, out, "assess_scale")
+
+
 def part_rsrl(rows: list[dict], sizes: list[int], columns: int, out: Path) -> None:
     """RS-RL with p unknown (<= 20 %) alone, in this process, on the synthetic files (masked rows
     shuffled); compiled on a small file first."""
@@ -253,7 +299,7 @@ def write(rows: list[dict], out: Path, stem: str = "assess") -> None:
     if stem == "assess_scale":
         lines += ["Commands: `--parts large --sizes 100000`, `--sizes 1000000`, and `--sizes 10000000 --attacks "
                   "DBRL,RBRL-Max` with `SDCRISK_MEMORY_LIMIT=20G`; `--sizes 1000000` with `SDCRISK_MEMORY_LIMIT=4G` "
-                  "(its own sections); `--parts tied --sizes 200000 --columns 6`. A "
+                  "(its own sections); `--parts tied --sizes 200000 --columns 6`; `--parts releases --sizes 100000`. A "
                   "command's peak memory is its process tree's (the attack workers included, their shared arrays "
                   "once); an attack's is its worker's peak resident set. Rows of a size are replaced when that "
                   "size is measured again (the date above is the last write's).", ""]
@@ -269,7 +315,7 @@ def main(argv=None) -> None:
     ap.add_argument("--sizes", default="100000,1000000")
     ap.add_argument("--columns", type=int, default=10)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
-    ap.add_argument("--parts", default="eia,gdbrl,large", help="eia, gdbrl, rsrl, large, tied")
+    ap.add_argument("--parts", default="eia,gdbrl,large", help="eia, gdbrl, rsrl, large, tied, releases")
     ap.add_argument("--attacks", default="", help="parts large, tied: only these attacks (comma-separated)")
     args = ap.parse_args(argv)
     rows: list[dict] = []
@@ -288,8 +334,11 @@ def main(argv=None) -> None:
         part_large(rows, sizes, args.columns, out, attacks=args.attacks)
     if "tied" in parts:
         part_large(rows, sizes, args.columns, out, tied=True, attacks=args.attacks)
+    if "releases" in parts:
+        part_releases(rows, sizes, args.columns, out)
     if {"eia", "gdbrl", "rsrl"} & set(parts):
-        write([r for r in rows if not r["part"].startswith(("assess synthetic", "assess tied"))], out)
+        write([r for r in rows if not r["part"].startswith(("assess synthetic", "assess tied", "assess releases"))],
+              out)
     print(f"wrote to {Path(args.out)}")
 
 

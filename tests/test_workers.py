@@ -22,6 +22,13 @@ from sdcrisk.assessment import AssessError, attack_workers, pair_files
 from interrupt import signal_during_attacks
 
 
+def _pool(pair, count):
+    """Workers holding ``pair`` (rows in their own order)."""
+    pool = workers.AttackWorkers(count)
+    pool.load(pair, np.arange(pair.n))
+    return pool
+
+
 def _files(n=400, seed=0):
     rng = np.random.default_rng(seed)
     x = pd.DataFrame(np.round(rng.lognormal(3.0, 0.7, (n, 4)), 1), columns=list("abcd"))
@@ -55,7 +62,7 @@ def test_error_in_a_worker_names_the_exception_and_the_place(tmp_path, monkeypat
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     x, y = _files(50)
     pair = pair_files(x, y)
-    with workers.AttackWorkers(pair, np.arange(pair.n), 1) as pool:
+    with _pool(pair, 1) as pool:
         with pytest.raises(workers.WorkerError, match="KeyError: 'no such attack'") as err:
             pool.run([("no such attack", [0, 1])], 0, None, pair.n, lambda m: None)
     assert err.value.where.startswith(" at sdcrisk/")
@@ -71,7 +78,7 @@ def test_two_attacks_run_together_only_while_their_memory_fits(share, overlap, t
     pair = pair_files(x, y)
     events = []
     tasks = [("DBRL", [0, 1, 2, 3]), ("RBRL-Sum", [0, 1, 2, 3]), ("RBRL-Max", [0, 1, 2, 3]), ("DBRL", [0, 1])]
-    with workers.AttackWorkers(pair, np.arange(pair.n), 2) as pool:
+    with _pool(pair, 2) as pool:
         rows, _ = pool.run(tasks, 0, None, pair.n, lambda m: events.append("end") if "] " in m else None,
                            before=lambda name: events.append("start"))
     assert len(rows) == 4 and all(r["percent"] >= 0 for r in rows)
@@ -141,7 +148,7 @@ def test_an_attack_expected_above_the_limit_is_refused_up_front(tmp_path, monkey
     monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "100M")  # below a worker's expected peak on any file
     x, y = _files(3000)
     pair = pair_files(x, y)
-    with workers.AttackWorkers(pair, np.arange(pair.n), 1) as pool:
+    with _pool(pair, 1) as pool:
         (row,), _ = pool.run([("RBRL-Sum", [0, 1, 2, 3])], 0, None, pair.n, lambda m: None)
     need = workers.expected_bytes("RBRL-Sum", 3000) / 2**30
     assert row["note"].startswith(f"not run: RBRL-Sum on 3,000 records: its expected peak (measured per record "
@@ -176,7 +183,7 @@ def test_the_progress_line_carries_the_worker_s_count(tmp_path, monkeypatch):
     x, y = _files(3000)
     pair = pair_files(x, y)
     said = []
-    with workers.AttackWorkers(pair, np.arange(pair.n), 1) as pool:
+    with _pool(pair, 1) as pool:
         pool.run([("DBRL", [0, 1, 2, 3])], 0, None, pair.n, said.append)
     assert any(re.search(r"DBRL, 4 known attribute\(s\): running for .*; [a-z -]+: [\d,]+ of 3,000 records$", m)
                for m in said)
@@ -233,3 +240,47 @@ def test_under_an_address_space_limit_every_attack_runs_or_is_refused(tmp_path):
     refused = attacks["note"].str.startswith("not run: ") & attacks["note"].str.contains("limit")
     assert (ran | refused).all(), attacks[~(ran | refused)][["measure", "note"]]
     assert ran.any()
+
+
+def test_one_pool_serves_several_pairs_in_turn(tmp_path, monkeypatch):
+    """The command's workers attack every masked file in turn: each pair's rows are those of the
+    attacks in this process, and a pair's arrays are removed when the next one is loaded."""
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    x, y = _files(600, seed=1)
+    _, z = _files(600, seed=2)
+    tasks = [("DBRL", [0, 1, 2, 3]), ("RBRL-Max", [0, 1])]
+    with workers.AttackWorkers(2) as pool:
+        for masked in (y, x + (z - x) * 0.5):
+            pair = pair_files(x, masked)
+            perm = np.random.default_rng(5).permutation(pair.n)
+            pool.load(pair, perm)
+            rows, _ = pool.run(tasks, 0, None, pair.n, lambda m: None)
+            local = [assessment._attack_row(name, pair, perm, cols, 0) for name, cols in tasks]
+            pd.testing.assert_frame_equal(pd.DataFrame(rows).drop(columns="seconds"),
+                                          pd.DataFrame(local).drop(columns="seconds"))
+            assert [p.name for p in pool.dir.iterdir()] == [f"pair-{pool.pairs}"]
+    assert not list(tmp_path.iterdir())
+
+
+def test_records_are_estimated_without_reading_the_file(tmp_path):
+    x, _ = _files(5000)
+    x.to_parquet(tmp_path / "x.parquet")
+    x.to_csv(tmp_path / "x.csv", index=False)
+    assert workers.estimated_records(tmp_path / "x.parquet") == 5000
+    assert workers.estimated_records(tmp_path / "x.csv") == pytest.approx(5000, rel=0.1)
+    assert workers.estimated_records(tmp_path / "missing.csv") is None
+
+
+def test_workers_start_early_only_for_a_large_original(tmp_path, monkeypatch):
+    x, _ = _files(500)
+    x.to_parquet(tmp_path / "x.parquet")
+    monkeypatch.delenv("SDCRISK_WORKER_MIN", raising=False)
+    assert workers.start_early(tmp_path / "x.parquet") is None  # 500 records: the attacks run here
+    monkeypatch.setenv("SDCRISK_WORKER_MIN", "many")
+    assert workers.start_early(tmp_path / "x.parquet") is None  # the command reports the bad value
+    monkeypatch.setenv("SDCRISK_WORKER_MIN", "500")
+    pool = workers.start_early(tmp_path / "x.parquet", 1)
+    try:
+        assert pool is not None and pool.count == 1 and pool.procs[0].poll() is None
+    finally:
+        pool.close()

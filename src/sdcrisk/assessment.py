@@ -24,7 +24,6 @@ divide by the original values, see :mod:`sdcrisk.measures.information_loss`).
 from __future__ import annotations
 
 import math
-import os
 import time
 import warnings
 from dataclasses import dataclass, field
@@ -50,7 +49,7 @@ from .measures.uncertainty import wilson_interval
 from .measures.units import linkage_percent
 from .resources import MemoryLimitError, WorkLimitError, check_memory, out_of_memory
 from .validation import check_magnitude
-from .workers import AttackWorkers, NoRoomError
+from .workers import WORKER_MIN, AttackWorkers, NoRoomError, worker_min  # noqa: F401 (WORKER_MIN: API)
 
 COLUMNS = ["measure", "kind", "scenario", "known", "n_known", "n", "linked", "percent", "low", "high", "baseline",
            "draws_low", "draws_high", "seconds", "note"]
@@ -60,7 +59,6 @@ ATTACK_NAMES = {"DBRL": "DBRL", "RBRL-SUM": "RBRL-Sum", "RBRL-MAX": "RBRL-Max", 
                 "L-RL(MA)": "L-RL(MA)", "GDBRL": "GDBRL", "PRL-GRADED": "PRL-graded", "ID": "ID"}
 DEFAULT_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "PRL-graded", "RS-RL(p<=20%)", "L-RL(MA)", "GDBRL", "ID")
 CONCURRENT_MAX = 100_000  # records: up to this many, two attacks run at a time in threads (_run_attacks)
-WORKER_MIN = 20_000  # records: from this many the attacks run in worker processes (sdcrisk.workers)
 START_ORDER = {"GDBRL": 0, "PRL": 2}  # the others 1 (_run_attacks)
 READERS = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
@@ -518,36 +516,38 @@ def attack_workers(n: int, steps: int) -> int:
     :data:`WORKER_MIN` records (the environment variable ``SDCRISK_WORKER_MIN`` overrides it),
     else two, or one for a single attack; the workers run two attacks at a time only while their
     expected memory fits the limit (:mod:`sdcrisk.workers`)."""
-    raw = os.environ.get("SDCRISK_WORKER_MIN", "").strip()
     try:
-        least = int(raw) if raw else WORKER_MIN
-    except ValueError:
-        raise AssessError(f"SDCRISK_WORKER_MIN={raw!r}: expected a whole number of records") from None
+        least = worker_min()
+    except ValueError as exc:
+        raise AssessError(str(exc)) from None
     if n < least or steps == 0:
         return 0
     return min(2, steps)
 
 
-def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=None):
+def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=None, pool=None):
     """Results of the attacks ``tasks`` ([(name, cols)]), in order. From :data:`WORKER_MIN`
     records they run in worker processes (:mod:`sdcrisk.workers`; :func:`attack_workers` says how
-    many): OR-Tools' flow solver holds the GIL, so threads would wait for it and Ctrl-C with
+    many; ``pool``: workers started beforehand, else new ones): OR-Tools' flow solver holds the GIL, so threads would wait for it and Ctrl-C with
     them. Smaller files, where no attack takes long, run in this process, two at a time in
     threads. On first use after an install PRL's kernels are compiled in a second process
     meanwhile (:mod:`sdcrisk.kernels`). Returns the rows and what ``meanwhile()`` returned (called
     while the workers run, else after the attacks)."""
     steps = len(tasks)
-    done = []
     warmup = warm_in_background({name for name, _ in tasks})
     workers = attack_workers(pair.n, steps)
     if workers:
+        own = AttackWorkers(workers) if pool is None else None
+        use = pool or own
         try:
-            pool = AttackWorkers(pair, perm, workers)
+            use.ensure(workers)
+            use.load(pair, perm)
+            return use.run(tasks, seed, prl_candidates, pair.n, say, warmup.wait, meanwhile)
         except NoRoomError as exc:
             say(f"warning: {exc}; the attacks run in this process instead (Ctrl-C may then wait for a solver)")
-        else:
-            with pool:
-                return pool.run(tasks, seed, prl_candidates, pair.n, say, warmup.wait, meanwhile)
+        finally:
+            if own is not None:
+                own.close()
     rows = _attacks_in_process(tasks, pair, perm, seed, say, prl_candidates, warmup)
     return rows, meanwhile() if meanwhile is not None else None
 
@@ -581,7 +581,7 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
            scenarios: str | None = None, attacks: Sequence[str] | None = None, information_loss: bool = True,
            seed: int = 0, progress: Callable[[str], None] | None = None,
            names: tuple[str, str] = ("original", "masked"), prl_candidates: int | None = None,
-           categorical: Sequence[str] | None = None) -> pd.DataFrame:
+           categorical: Sequence[str] | None = None, pool: AttackWorkers | None = None) -> pd.DataFrame:
     """Disclosure risk of every attack and the information loss of ``masked`` against ``original``.
 
     ``original`` and ``masked`` are pandas DataFrames with the same attribute columns (plus the
@@ -598,7 +598,9 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     ``seconds`` (wall time; two attacks may share the machine, :func:`_run_attacks`) and ``note``. ``attrs`` holds ``pairing``, ``warnings``,
     ``files`` and ``blocking`` (keys, blocks, share of records unique on the keys).
     ``prl_candidates=K`` gives PRL's assignment only each record's K best candidates, for files
-    whose full candidate graph exceeds the memory limit.
+    whose full candidate graph exceeds the memory limit. ``pool``: attack worker processes
+    started beforehand (:class:`sdcrisk.workers.AttackWorkers`; the caller closes them), used
+    from :data:`WORKER_MIN` records instead of new ones.
     """
     say = progress or (lambda message: None)
     if isinstance(original, (str, Path)):
@@ -643,7 +645,8 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
         say("information loss")
         return _loss_rows(pair)
 
-    results, loss_rows = _run_attacks(tasks, pair, perm, seed, say, prl_candidates, loss if information_loss else None)
+    results, loss_rows = _run_attacks(tasks, pair, perm, seed, say, prl_candidates, loss if information_loss else None,
+                                      pool)
     results = iter(results)
     for r in rows:
         if r["measure"] != "ID":

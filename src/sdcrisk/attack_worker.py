@@ -1,6 +1,8 @@
 """The attack worker process, ``python -m sdcrisk.attack_worker DIR`` (:mod:`sdcrisk.workers`
-starts it): it maps the paired arrays in ``DIR`` and serves attack tasks read from stdin until it
-closes, one result per task on a duplicate of its stdout (its own stdout goes to stderr, so that
+starts it, ``DIR`` its temporary directory): it imports the attacks, then serves the messages read
+from stdin until it closes: ``("pair", PATH)`` maps the paired arrays saved in ``PATH`` (a
+subdirectory of ``DIR``), ``("attack", ...)`` runs an attack on them, one result per task on a
+duplicate of its stdout (its own stdout goes to stderr, so that
 a library's print cannot corrupt the stream), with the latest progress message
 (:mod:`sdcrisk.progress`) in between. It ignores SIGINT (the parent, in the terminal's
 foreground, stops it) and dies with its parent (Linux ``PR_SET_PDEATHSIG``).
@@ -50,9 +52,10 @@ def _peak() -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Serve attack tasks ``(name, cols, seed, prl_candidates, memory limit, numba threads)``
-    until stdin closes; answer ``("done", row, peak bytes)`` or ``("error", message, where)``."""
+def main() -> int:
+    """Serve ``("pair", path)`` and attack tasks ``("attack", name, cols, seed, prl_candidates,
+    memory limit, numba threads)`` until stdin closes; answer each task with ``("done", row, peak
+    bytes)`` or ``("error", message, where)``."""
     import numba
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -61,13 +64,18 @@ def main(argv: list[str] | None = None) -> int:
     out = os.dup(1)
     os.dup2(2, 1)
     recv, send = Connection(os.dup(0), writable=False), Connection(out, readable=False)
-    pair, perm = load_pair(Path((argv or sys.argv[1:])[0]))
+    pair = perm = None
     progress.set_reporter(lambda message: send.send(("progress", message)))
     while True:
         try:
-            name, cols, seed, prl_candidates, limit, threads = recv.recv()
+            kind, *message = recv.recv()
         except EOFError:
             return 0
+        if kind == "pair":
+            pair = perm = None  # the previous pair's mappings go first
+            pair, perm = load_pair(Path(message[0]))
+            continue
+        name, cols, seed, prl_candidates, limit, threads = message
         try:
             os.environ[LIMIT_ENV] = str(max(int(limit), 1))  # what the running attacks leave
             numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))

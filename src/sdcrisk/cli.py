@@ -255,6 +255,19 @@ def report_meta(original: str, masked: list[str], tables: list, seed: int, argv:
 
 
 def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
+    from .workers import start_early
+
+    # a large original: the attack workers start now and import while this process reads
+    attacks = _split(args.attacks) or []
+    pool = start_early(args.original, 1 if len(attacks) == 1 and not args.scenarios else 2)
+    try:
+        return _assess_files(args, limit, progress, start, restore_sigint, pool)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
     from .assessment import READERS, AssessError, assess, read_file
     from .report import over_limit, summary_text, write_report
 
@@ -271,7 +284,7 @@ def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
             progress(f"{path}")
             t = assess(original, masked, id=args.id, known=_split(args.known), scenarios=args.scenarios,
                        attacks=_split(args.attacks), seed=args.seed, progress=progress,
-                       names=(args.original, path), prl_candidates=args.prl_candidates, **extra)
+                       names=(args.original, path), prl_candidates=args.prl_candidates, pool=pool, **extra)
             tables.append(t.assign(masked=path))
     except AssessError as exc:
         return _fail(str(exc))

@@ -8,12 +8,18 @@ alone in sequence), and Ctrl-C waits for the solver (49 s observed at 200,000 re
 Python runs a signal handler only in the main thread, between bytecodes, holding the GIL.
 In child processes the attacks overlap for real and the parent, which only waits, stops at once.
 
-The parent writes the paired arrays once to a temporary directory (``.npy``, :func:`save_pair`;
-the workers map them read-only, so the pages are shared) and starts ``count`` workers, ``python
--m sdcrisk.attack_worker DIR`` (:mod:`sdcrisk.attack_worker`), each in its own session (a
-terminal's Ctrl-C reaches only the parent, which kills them: no stray traceback) and killed by
-the kernel if the parent dies (Linux ``PR_SET_PDEATHSIG``). Tasks and results are pickled over
-the workers' stdin and a duplicate of their stdout.
+The parent starts ``count`` workers, ``python -m sdcrisk.attack_worker DIR``
+(:mod:`sdcrisk.attack_worker`), each in its own session (a terminal's Ctrl-C reaches only the
+parent, which kills them: no stray traceback) and killed by the kernel if the parent dies (Linux
+``PR_SET_PDEATHSIG``). ``sdcrisk assess`` starts them before it reads the files where the
+original looks large (:func:`start_early`), so that their imports (1.4 s each) overlap the reading,
+and keeps them for every masked file of the command: for each file pair it writes the paired
+arrays once to a new subdirectory of ``DIR`` (``.npy``, :func:`save_pair`; the workers map them
+read-only, so the pages are shared) and tells the workers to map them (:meth:`AttackWorkers.load`).
+Measured at 100,000 x 10, 2 cores: one masked file 16.0-16.5 s against 16.7-17.4 s with workers
+started after the reading, three masked files 67-68 s against 74-76 s with new workers for each
+(``benchmarks/bench_assess.py --parts releases``). Messages, tasks and results are pickled over the workers'
+stdin and a duplicate of their stdout.
 Attacks are handed out longest first (:func:`expected_seconds`), two at a time only while their
 expected peak memory (:func:`expected_bytes`) fits the memory limit together
 (:mod:`sdcrisk.resources`; a lone attack always runs and checks for itself); each attack may
@@ -55,6 +61,7 @@ import numpy as np
 
 from .resources import configured_limit
 
+WORKER_MIN = 20_000  # records: from this many sdcrisk.assess runs the attacks in worker processes
 HEARTBEAT = 10.0  # seconds between progress lines of a running attack
 # Seconds each attack took in the whole command on 100,000 and on 1,000,000 records x 10 attributes
 # (rank swapping p = 5, 2 cores, two attacks at a time; benchmarks/results/assess_scale.md): the
@@ -85,6 +92,49 @@ class WorkerError(RuntimeError):
     def __init__(self, message: str, where: str = ""):
         super().__init__(message)
         self.where = where
+
+
+def worker_min() -> int:
+    """:data:`WORKER_MIN`, or the environment variable ``SDCRISK_WORKER_MIN`` where set
+    (ValueError where it is not a whole number)."""
+    raw = os.environ.get("SDCRISK_WORKER_MIN", "").strip()
+    try:
+        return int(raw) if raw else WORKER_MIN
+    except ValueError:
+        raise ValueError(f"SDCRISK_WORKER_MIN={raw!r}: expected a whole number of records") from None
+
+
+def estimated_records(path) -> int | None:
+    """About how many records the file at ``path`` holds, without reading it: a Parquet file's
+    row count from its footer; a CSV file's size over the mean length of its first lines (64
+    KiB); None where the file cannot tell."""
+    p = Path(path)
+    try:
+        if p.suffix.lower() in (".parquet", ".pq"):
+            import pyarrow.parquet as pq
+
+            return int(pq.read_metadata(p).num_rows)
+        with open(p, "rb") as f:
+            head = f.read(65536)
+        lines = head.count(b"\n")
+        return int(p.stat().st_size * lines / len(head)) - 1 if lines else None
+    except Exception:  # noqa: BLE001 - an estimate only: the reader reports what is wrong
+        return None
+
+
+def start_early(path, count: int = 2) -> "AttackWorkers | None":
+    """Attack workers started before the files are read, where the file at ``path`` (the
+    original) looks large enough to need them (:func:`estimated_records` >= :func:`worker_min`):
+    their imports then overlap the reading (``sdcrisk assess``: 1.5 s saved at 100,000 x 10).
+    None otherwise; the caller closes them."""
+    try:
+        least = worker_min()
+    except ValueError:
+        return None  # the command reports it where it decides
+    n = estimated_records(path)
+    if n is None or n < least:
+        return None
+    return AttackWorkers(count)
 
 
 def expected_seconds(name: str, n: int) -> float | None:
@@ -122,30 +172,61 @@ def _cores() -> int:
 
 
 class AttackWorkers:
-    """``count`` worker processes holding ``pair`` and ``perm``; :meth:`run` the attack tasks.
-    Use as a context manager: leaving it (also by Ctrl-C or an error) kills the workers and
-    removes the temporary directory."""
+    """``count`` worker processes; :meth:`load` hands them a file pair, :meth:`run` its attack
+    tasks. The processes start (and import the attacks, 1.4 s) before any file is read, so
+    that ``sdcrisk assess`` starts them while it reads the files (:func:`start_early`), and serve
+    every masked file of the command in turn. Use as a context manager: leaving it (also by
+    Ctrl-C or an error) kills the workers and removes the temporary directory."""
 
-    def __init__(self, pair, perm: np.ndarray, count: int):
-        self.count = max(1, int(count))
-        need = sum(getattr(pair, name).nbytes for name in _ARRAYS) + perm.nbytes
-        free = shutil.disk_usage(tempfile.gettempdir()).free
-        if need > 0.9 * free:
-            raise NoRoomError(f"the attack workers' arrays need {need / 2**30:.2f} GiB in {tempfile.gettempdir()}, "
-                              f"which has {free / 2**30:.2f} GiB free (TMPDIR chooses the place)")
+    def __init__(self, count: int):
         self.dir = Path(tempfile.mkdtemp(prefix="sdcrisk-workers-"))
         self.procs: list[subprocess.Popen] = []
+        self.pairs = 0  # pairs loaded so far (each in its own subdirectory)
         _LIVE.add(self)
         try:
-            save_pair(self.dir, pair, perm)
-            env = dict(os.environ)
-            for _ in range(self.count):
-                self.procs.append(subprocess.Popen([sys.executable, "-m", "sdcrisk.attack_worker", str(self.dir)],
-                                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
-                                                   start_new_session=True))
+            self.ensure(count)
         except BaseException:
             self.close()
             raise
+
+    @property
+    def count(self) -> int:
+        return len(self.procs)
+
+    def ensure(self, count: int) -> None:
+        """At least ``count`` workers (new ones get the pair loaded last, if any)."""
+        while len(self.procs) < max(1, int(count)):
+            self.procs.append(subprocess.Popen([sys.executable, "-m", "sdcrisk.attack_worker", str(self.dir)],
+                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ),
+                                               start_new_session=True))
+            if self.pairs:
+                self._send(self.procs[-1], ("pair", str(self.dir / f"pair-{self.pairs}")))
+
+    @staticmethod
+    def _send(proc: subprocess.Popen, message) -> None:
+        conn = Connection(os.dup(proc.stdin.fileno()), readable=False)
+        try:
+            conn.send(message)
+        finally:
+            conn.close()
+
+    def load(self, pair, perm: np.ndarray) -> None:
+        """Write ``pair``'s arrays and ``perm`` to a new subdirectory and have every worker map
+        them (replacing the previous pair, whose files are removed). :class:`NoRoomError` where
+        the temporary directory cannot hold them."""
+        need = sum(getattr(pair, name).nbytes for name in _ARRAYS) + perm.nbytes
+        free = shutil.disk_usage(self.dir).free
+        if need > 0.9 * free:
+            raise NoRoomError(f"the attack workers' arrays need {need / 2**30:.2f} GiB in {tempfile.gettempdir()}, "
+                              f"which has {free / 2**30:.2f} GiB free (TMPDIR chooses the place)")
+        previous = self.dir / f"pair-{self.pairs}"
+        self.pairs += 1
+        here = self.dir / f"pair-{self.pairs}"
+        here.mkdir()
+        save_pair(here, pair, perm)
+        for proc in self.procs:
+            self._send(proc, ("pair", str(here)))
+        shutil.rmtree(previous, ignore_errors=True)  # the workers' mappings outlive the names
 
     def __enter__(self):
         return self
@@ -206,7 +287,7 @@ class AttackWorkers:
                     k, limit, threads = job
                     name, cols = tasks[k]
                     before(name)
-                    send.send((name, cols, seed, prl_candidates, limit, threads))
+                    send.send(("attack", name, cols, seed, prl_candidates, limit, threads))
                     t0, beat, latest = time.perf_counter(), HEARTBEAT, ""
                     while True:
                         if recv.poll(1.0):

@@ -528,8 +528,8 @@ def attack_workers(n: int, steps: int) -> int:
 def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=None, pool=None):
     """Results of the attacks ``tasks`` ([(name, cols)]), in order. From :data:`WORKER_MIN`
     records they run in worker processes (:mod:`sdcrisk.workers`; :func:`attack_workers` says how
-    many; ``pool``: workers started beforehand, else new ones): OR-Tools' flow solver holds the GIL, so threads would wait for it and Ctrl-C with
-    them. Smaller files, where no attack takes long, run in this process, two at a time in
+    many; ``pool``: workers started beforehand, else new ones): OR-Tools' flow solver holds the
+    GIL, so threads would wait for it and Ctrl-C with them. Smaller files, where no attack takes long, run in this process, two at a time in
     threads. On first use after an install PRL's kernels are compiled in a second process
     meanwhile (:mod:`sdcrisk.kernels`). Returns the rows and what ``meanwhile()`` returned (called
     while the workers run, else after the attacks)."""

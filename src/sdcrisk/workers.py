@@ -16,10 +16,11 @@ original looks large (:func:`start_early`), so that their imports (1.4 s each) o
 and keeps them for every masked file of the command: for each file pair it writes the paired
 arrays once to a new subdirectory of ``DIR`` (``.npy``, :func:`save_pair`; the workers map them
 read-only, so the pages are shared) and tells the workers to map them (:meth:`AttackWorkers.load`).
-Measured at 100,000 x 10, 2 cores: one masked file 16.0-16.5 s against 16.7-17.4 s with workers
-started after the reading, three masked files 67-68 s against 74-76 s with new workers for each
-(``benchmarks/bench_assess.py --parts releases``). Messages, tasks and results are pickled over the workers'
-stdin and a duplicate of their stdout.
+Measured at 100,000 x 10, 2 cores (docs/benchmarks.md): one masked file about 1 s faster than
+with workers started after the reading (15.9-17.0 s against 17.1-18.2 s, interleaved runs; of the
+order of the machine's noise), three masked files 67-68 s against 74-76 s with new workers for
+each. Messages, tasks and results are pickled over the workers' stdin and a duplicate of their
+stdout.
 Attacks are handed out longest first (:func:`expected_seconds`), two at a time only while their
 expected peak memory (:func:`expected_bytes`) fits the memory limit together
 (:mod:`sdcrisk.resources`; a lone attack always runs and checks for itself); each attack may
@@ -125,7 +126,7 @@ def estimated_records(path) -> int | None:
 def start_early(path, count: int = 2) -> "AttackWorkers | None":
     """Attack workers started before the files are read, where the file at ``path`` (the
     original) looks large enough to need them (:func:`estimated_records` >= :func:`worker_min`):
-    their imports then overlap the reading (``sdcrisk assess``: 1.5 s saved at 100,000 x 10).
+    their imports then overlap the reading (module docstring).
     None otherwise; the caller closes them."""
     try:
         least = worker_min()

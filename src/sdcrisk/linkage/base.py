@@ -145,4 +145,14 @@ def prepare(original, masked, known=None, *, allow_constant: bool = False) -> tu
         raise ValueError("masked: contains NaN or infinite values; expected finite numbers")
     check_magnitude(y, "masked")
     cols = check_columns("known", known, x.shape[1])
-    return x[:, cols], y[:, cols]
+    return _columns(x, cols), _columns(y, cols)
+
+
+def _columns(z: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``z[:, cols]``; ``z`` itself where that would copy every column of a column-major writable
+    array, whose copy has the same layout and values (``sdcrisk assess`` hands each attack such
+    arrays: two n x m copies fewer per attack, 15 % of DBRL's peak at 10^6 records). The attacks
+    leave their inputs unchanged (``tests/test_attacks_inputs.py``)."""
+    if z.flags.f_contiguous and z.flags.writeable and np.array_equal(cols, np.arange(z.shape[1])):
+        return z
+    return z[:, cols]

@@ -203,7 +203,11 @@ class AttackWorkers:
                                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ),
                                                start_new_session=True))
             if self.pairs:
-                self._send(self.procs[-1], ("pair", str(self.dir / f"pair-{self.pairs}")))
+                self._send(self.procs[-1], ("pair", str(self._pair_dir())))
+
+    def _pair_dir(self) -> Path:
+        """The subdirectory of the pair loaded last."""
+        return self.dir / f"pair-{self.pairs}"
 
     @staticmethod
     def _send(proc: subprocess.Popen, message) -> None:
@@ -222,9 +226,9 @@ class AttackWorkers:
         if need > 0.9 * free:
             raise NoRoomError(f"the attack workers' arrays need {need / 2**30:.2f} GiB in {tempfile.gettempdir()}, "
                               f"which has {free / 2**30:.2f} GiB free (TMPDIR chooses the place)")
-        previous = self.dir / f"pair-{self.pairs}"
+        previous = self._pair_dir()
         self.pairs += 1
-        here = self.dir / f"pair-{self.pairs}"
+        here = self._pair_dir()
         here.mkdir()
         save_pair(here, pair, perm)
         for proc in self.procs:

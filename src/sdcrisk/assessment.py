@@ -590,7 +590,8 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
            scenarios: str | None = None, attacks: Sequence[str] | None = None, information_loss: bool = True,
            seed: int = 0, progress: Callable[[str], None] | None = None,
            names: tuple[str, str] = ("original", "masked"), prl_candidates: int | None = None,
-           categorical: Sequence[str] | None = None, pool: AttackWorkers | None = None) -> pd.DataFrame:
+           categorical: Sequence[str] | None = None, pool: AttackWorkers | None = None,
+           idle: Callable[[], None] | None = None) -> pd.DataFrame:
     """Disclosure risk of every attack and the information loss of ``masked`` against ``original``.
 
     ``original`` and ``masked`` are pandas DataFrames with the same attribute columns (plus the
@@ -609,7 +610,9 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     ``prl_candidates=K`` gives PRL's assignment only each record's K best candidates, for files
     whose full candidate graph exceeds the memory limit. ``pool``: attack worker processes
     started beforehand (:class:`sdcrisk.workers.AttackWorkers`; the caller closes them), used
-    from :data:`WORKER_MIN` records instead of new ones.
+    from :data:`WORKER_MIN` records instead of new ones. ``idle()`` is called in this process
+    while the attack workers run, after the information loss (the command imports the report's
+    plotting library then), or after the attacks where they run in this process.
     """
     say = progress or (lambda message: None)
     if isinstance(original, (str, Path)):
@@ -650,12 +653,16 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
                 tasks.append((name, cols))
     say(f"{len(tasks)} attack(s) on {n} records")
 
-    def loss():
-        say("information loss")
-        return _loss_rows(pair)
+    def meanwhile():
+        rows = None
+        if information_loss:
+            say("information loss")
+            rows = _loss_rows(pair)
+        if idle is not None:
+            idle()
+        return rows
 
-    results, loss_rows = _run_attacks(tasks, pair, perm, seed, say, prl_candidates, loss if information_loss else None,
-                                      pool)
+    results, loss_rows = _run_attacks(tasks, pair, perm, seed, say, prl_candidates, meanwhile, pool)
     results = iter(results)
     for r in rows:
         if r["measure"] != "ID":

@@ -17,6 +17,8 @@ import warnings
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+import scipy.stats  # noqa: F401 - the rank-based attacks' rankdata, imported before the first task
+
 from . import progress
 from .assessment import _attack_row
 from .linkage.probabilistic import ConvergenceWarning

@@ -269,7 +269,7 @@ def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
 
 def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
     from .assessment import READERS, AssessError, assess, read_file
-    from .report import over_limit, summary_text, write_report
+    from .report import over_limit, preload, summary_text, write_report
 
     extra = {"categorical": _split(args.categorical)} if args.categorical else {}
     try:
@@ -284,7 +284,8 @@ def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
             progress(f"{path}")
             t = assess(original, masked, id=args.id, known=_split(args.known), scenarios=args.scenarios,
                        attacks=_split(args.attacks), seed=args.seed, progress=progress,
-                       names=(args.original, path), prl_candidates=args.prl_candidates, pool=pool, **extra)
+                       names=(args.original, path), prl_candidates=args.prl_candidates, pool=pool, idle=preload,
+                       **extra)
             tables.append(t.assign(masked=path))
     except AssessError as exc:
         return _fail(str(exc))

@@ -273,6 +273,12 @@ def _pyplot():
     return plt
 
 
+def preload() -> None:
+    """Import the plotting library now (0.4-0.5 s): ``sdcrisk assess`` calls this while its attack
+    workers run, so that the report is written sooner after the last attack."""
+    _pyplot()
+
+
 def _short(name: str, width: int = 36) -> str:
     return name if len(name) <= width else name[: width // 2 - 1] + "…" + name[-(width - width // 2):]
 

@@ -66,13 +66,13 @@ import warnings
 
 import numpy as np
 from numba import njit
-from scipy.stats import rankdata
 
 from ..resources import check_memory
 from ..validation import check_int, check_real
 from .assignment import assign_max_weight
 from .base import LinkResult, prepare
 from .neighbours import KDTree
+from .ranks import rank_matrix
 from .probabilistic import ConvergenceWarning, _in_threads, _threads
 
 LEVELS = (0.1, 1.0, 5.0, 20.0)  # rank bands, percent of n
@@ -333,8 +333,7 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     check_memory(f"PRL-graded: {n:,} x {neighbours} candidate pairs", _BYTES_PER_PAIR * n * neighbours + 200 * (n + ny) * c,
                  "pass fewer neighbours")
     # doubled mid-ranks (integers), each file in its own column
-    r2x = np.rint(2 * rankdata(x, axis=0)).astype(np.int64)
-    r2y = np.rint(2 * rankdata(y, axis=0)).astype(np.int64)
+    r2x, r2y = rank_matrix(x), rank_matrix(y)
     if ny != n:  # on the original's scale
         r2y = np.rint(r2y * (n / ny)).astype(np.int64)
     thr = np.floor(2 * bands * n / 100.0).astype(np.int64)

@@ -88,12 +88,12 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 from numba import njit
-from scipy.stats import rankdata
 
 from ..resources import check_memory, check_work
 from ..validation import check_int, check_real
 from .assignment import assign_max_weight, assign_max_weight_blocks
 from .base import LinkResult, prepare
+from .ranks import rank_matrix
 from .sorting import argsort_stable, searchsorted_sorted
 
 COINCIDENCE_RULES = ("exact", "rank", "value", "nearest")
@@ -255,8 +255,8 @@ def coincidence_intervals(x: np.ndarray, y: np.ndarray, coincidence: str = "near
     if coincidence == "rank":
         window = check_real("window", window, 0.0, 100.0)
         half = window * n / 100.0
-        rx = rankdata(x, axis=0)
-        ry = rankdata(y, axis=0)
+        rx = rank_matrix(x) / 2.0  # mid-ranks (exact: twice them are integers)
+        ry = rank_matrix(y) / 2.0
         return ry, rx - half, rx + half
     ny = y.shape[0]
     neighbours = check_int("neighbours", neighbours, 1, ny)

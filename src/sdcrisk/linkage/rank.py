@@ -29,21 +29,13 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
-from scipy.stats import rankdata
 
 from .base import LinkResult, check_truth, prepare, with_ties
 from .neighbours import nearest
+from .ranks import rank_matrix
 
 CRITERIA = ("sum", "max")
-RANK_METHODS = ("average", "min", "max", "dense", "ordinal")
 METHODS = ("tree", "brute")
-
-
-def rank_matrix(z: np.ndarray, method: str = "average") -> np.ndarray:
-    """Twice the column-wise ranks of ``z`` (``scipy.stats.rankdata``) as int64."""
-    if method not in RANK_METHODS:
-        raise ValueError(f"ranks must be one of {list(RANK_METHODS)}, got {method!r}")
-    return np.rint(2.0 * rankdata(z, method=method, axis=0)).astype(np.int64)
 
 
 @njit(cache=True)

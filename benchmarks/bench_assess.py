@@ -193,6 +193,8 @@ def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied
     limit = os.environ.get("SDCRISK_MEMORY_LIMIT")
     if limit and attacks == "":  # every attack under a memory limit: rows of their own
         part += f", SDCRISK_MEMORY_LIMIT={limit}"
+    if attacks:  # a subset of the attacks: rows of their own, kept beside the other subsets'
+        part += f", attacks {attacks}"
     for n in sizes:
         if tied:
             x, y = tied_data(n, columns)

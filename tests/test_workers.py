@@ -253,13 +253,32 @@ def test_one_pool_serves_several_pairs_in_turn(tmp_path, monkeypatch):
         for masked in (y, x + (z - x) * 0.5):
             pair = pair_files(x, masked)
             perm = np.random.default_rng(5).permutation(pair.n)
+            before = {name: getattr(pair, name).copy() for name in workers._ARRAYS}
             pool.load(pair, perm)
+            for name, values in before.items():  # this process now maps the workers' files, read-only
+                mapped = getattr(pair, name)
+                assert isinstance(mapped, np.memmap) and not mapped.flags.writeable
+                np.testing.assert_array_equal(mapped, values)
             rows, _ = pool.run(tasks, 0, None, pair.n, lambda m: None)
             local = [assessment._attack_row(name, pair, perm, cols, 0) for name, cols in tasks]
             pd.testing.assert_frame_equal(pd.DataFrame(rows).drop(columns="seconds"),
                                           pd.DataFrame(local).drop(columns="seconds"))
             assert [p.name for p in pool.dir.iterdir()] == [f"pair-{pool.pairs}"]
     assert not list(tmp_path.iterdir())
+
+
+def test_a_worker_s_arrays_are_copy_on_write(tmp_path):
+    """The workers map the pair writable (an attack then takes every column without a copy); a
+    write stays in that process and never reaches the file the others map."""
+    x, y = _files(50)
+    pair = pair_files(x, y)
+    workers.save_pair(tmp_path, pair, np.arange(pair.n))
+    mine, _ = workers.load_pair(tmp_path)
+    assert mine.x.flags.writeable
+    mine.x[0, 0] += 1.0
+    again, perm = workers.load_pair(tmp_path)
+    np.testing.assert_array_equal(again.x, pair.x)
+    np.testing.assert_array_equal(perm, np.arange(pair.n))
 
 
 def test_records_are_estimated_without_reading_the_file(tmp_path):

@@ -72,15 +72,16 @@ EXPECTED_SECONDS = {"PRL": (3.1, 126.2), "GDBRL": (7.8, 132.6), "PRL-graded": (5
                     "L-RL(MA)": (2.7, 61.3), "RS-RL(p<=20%)": (2.5, 65.7), "DBRL": (1.7, 43.3),
                     "RBRL-Sum": (2.1, 58.2), "RBRL-Max": (0.93, 17.0)}
 _SIZES = (100_000, 1_000_000)
-# A worker's peak resident memory per record in the same run at 10^6 records (peaks of 1.26-3.54
+# A worker's peak resident memory per record in the same run at 10^6 records (peaks of 1.19-3.46
 # GiB, the mapped arrays included; RBRL-Sum takes RBRL-Max's), above the interpreter and its
-# libraries (_WORKER_BASE). Measured after prepare() stopped copying the attacks' inputs (150-175
-# MiB less per attack); before it, at 10^7 records DBRL and RBRL-Max came within 10 % of the
-# values then (11.3 and 12.1 GiB). Two attacks run at a time only while their sum stays within
-# the memory limit.
+# libraries (_WORKER_BASE). Measured after the workers mapped their arrays copy-on-write and the
+# attacks stopped copying them (70-80 MiB less per attack than with the previous copy, 150-175 MiB
+# less before prepare() stopped copying too); the values of two rounds before came within 10 % of
+# DBRL's and RBRL-Max's peaks at 10^7 records. Two attacks run at a time only while their sum
+# stays within the memory limit.
 _WORKER_BASE = 300 * 2**20
-PEAK_BYTES_PER_RECORD = {"PRL-graded": 3487.0, "PRL": 3111.0, "GDBRL": 2402.0, "RS-RL(p<=20%)": 1800.0,
-                         "L-RL(MA)": 1790.0, "RBRL-Sum": 1189.0, "RBRL-Max": 1189.0, "DBRL": 1038.0}
+PEAK_BYTES_PER_RECORD = {"PRL-graded": 3401.0, "PRL": 3036.0, "GDBRL": 2316.0, "RS-RL(p<=20%)": 1726.0,
+                         "L-RL(MA)": 1704.0, "RBRL-Sum": 1103.0, "RBRL-Max": 1103.0, "DBRL": 964.0}
 _ARRAYS = ("x", "y", "cx", "cy")
 _LIVE: set["AttackWorkers"] = set()  # running pools, for abort()
 

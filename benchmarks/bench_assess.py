@@ -299,12 +299,14 @@ def write(rows: list[dict], out: Path, stem: str = "assess") -> None:
     lines = ["# `sdcrisk assess` and GDBRL: measured", "", "Machine:", "", *machine(), "",
              "Written by `python benchmarks/bench_assess.py`; see its docstring for what each part measures.", ""]
     if stem == "assess_scale":
-        lines += ["Commands: `--parts large --sizes 100000`, `--sizes 1000000`, and `--sizes 10000000 --attacks "
-                  "DBRL,RBRL-Max` with `SDCRISK_MEMORY_LIMIT=20G`; `--sizes 1000000` with `SDCRISK_MEMORY_LIMIT=4G` "
-                  "(its own sections); `--parts tied --sizes 200000 --columns 6`; `--parts releases --sizes 100000`. A "
+        lines += ["Commands: `--parts large --sizes 100000`, `--sizes 1000000`; `--sizes 10000000 --attacks "
+                  "DBRL,RBRL-Max` with `SDCRISK_MEMORY_LIMIT=20G` (the previous round) and `--sizes 10000000 --attacks "
+                  "DBRL,RBRL-Max,RBRL-Sum` with `SDCRISK_MEMORY_LIMIT=16G`; `--sizes 1000000` with "
+                  "`SDCRISK_MEMORY_LIMIT=4G`; `--parts tied --sizes 200000 --columns 6`; `--parts releases --sizes "
+                  "100000`. A subset of the attacks, or a memory limit for every attack, has sections of its own. A "
                   "command's peak memory is its process tree's (the attack workers included, their shared arrays "
                   "once); an attack's is its worker's peak resident set. Rows of a size are replaced when that "
-                  "size is measured again (the date above is the last write's).", ""]
+                  "size is measured again in the same section (the date above is the last write's).", ""]
     for part in dict.fromkeys(r["part"] for r in rows):
         lines += [f"## {part}", "", "| " + " | ".join(FIELDS[1:]) + " |", "|" + "---|" * (len(FIELDS) - 1)]
         lines += ["| " + " | ".join(str(r[f]) for f in FIELDS[1:]) + " |" for r in rows if r["part"] == part]

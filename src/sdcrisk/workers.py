@@ -221,8 +221,8 @@ class AttackWorkers:
     def load(self, pair, perm: np.ndarray) -> None:
         """Write ``pair``'s arrays and ``perm`` to a new subdirectory and have every worker map
         them (replacing the previous pair, whose files are removed). ``pair``'s own arrays are then
-        replaced by read-only mappings of the same files, so that this process holds no private
-        copy beside the workers' (1.6 GB at 10^7 x 10). :class:`NoRoomError` where the temporary
+        replaced by mappings of the same files (:func:`_mapped`), so that this process holds no
+        private copy beside the workers' (1.6 GB at 10^7 x 10). :class:`NoRoomError` where the temporary
         directory cannot hold them."""
         need = sum(getattr(pair, name).nbytes for name in _ARRAYS) + perm.nbytes
         free = shutil.disk_usage(self.dir).free
@@ -368,16 +368,15 @@ def save_pair(directory: Path, pair, perm: np.ndarray) -> None:
     (directory / "pair.pickle").write_bytes(pickle.dumps(replace(pair, **{name: None for name in _ARRAYS})))
 
 
-def _mapped(directory: Path, mode: str = "r") -> dict:
-    """The arrays :func:`save_pair` wrote, mapped (pages shared; ``mode`` as ``numpy.load``'s
-    ``mmap_mode``)."""
-    return {name: np.load(directory / f"{name}.npy", mmap_mode=mode) for name in _ARRAYS}
+def _mapped(directory: Path) -> dict:
+    """The arrays :func:`save_pair` wrote, mapped copy-on-write: pages shared between the processes,
+    and writable, so that an attack or a measure takes all the columns as they are instead of a
+    copy (:func:`sdcrisk.linkage.base.prepare` copies read-only input; no attack writes into its
+    input, ``tests/test_attacks_inputs.py``, and a write would change that process's pages only)."""
+    return {name: np.load(directory / f"{name}.npy", mmap_mode="c") for name in _ARRAYS}
 
 
 def load_pair(directory: Path):
-    """:func:`save_pair`'s ``(pair, perm)``, the arrays mapped copy-on-write: pages shared with the
-    other processes, and writable, so that an attack takes all the columns as they are instead of
-    a copy (:func:`sdcrisk.linkage.base.prepare` copies read-only input; no attack writes into its
-    input, ``tests/test_attacks_inputs.py``, and a write would change this worker's pages only)."""
+    """:func:`save_pair`'s ``(pair, perm)``, the arrays mapped (:func:`_mapped`)."""
     pair = pickle.loads((directory / "pair.pickle").read_bytes())
-    return replace(pair, **_mapped(directory, "c")), np.load(directory / "perm.npy")
+    return replace(pair, **_mapped(directory)), np.load(directory / "perm.npy")

@@ -54,6 +54,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -346,22 +347,24 @@ def figure(rows: list[dict], args, path_png: Path, path_pdf: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    # the series: the column count of most rows (an --add run of the n x 8 set must not replace it)
+    main = Counter(r["m"] for r in rows).most_common(1)[0][0] if rows else args.columns
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.8))
     for i, task in enumerate(TASKS):
         color, ls = f"C{i}", "--" if task in BASELINES else "-"
-        styles = {8: dict(ls="none", marker="s", mfc="none"), args.columns: dict(ls=ls, marker="o")}
+        styles = {8: dict(ls="none", marker="s", mfc="none"), main: dict(ls=ls, marker="o")}
         for m, style in styles.items():
             pts = sorted((r["n"], r["wall_s"], r["peak_mb"]) for r in rows
                          if r["task"] == task and r["m"] == m and r["status"] == "ok")
             if pts:
                 n, w, p = zip(*pts)
-                lab = task if m == args.columns else None
+                lab = task if m == main else None
                 ax1.plot(n, w, color=color, label=lab, **style)
                 ax2.plot(n, p, color=color, **style)
         to = [(r["n"], float(r["status"].split()[2])) for r in rows  # "timeout > T s": that run's T
               if r["task"] == task and r["status"].startswith("timeout")]
         ax1.plot([n for n, _ in to], [t for _, t in to], "x", color=color, ms=9)
-    _guides(ax1, [(r["n"], r["wall_s"]) for r in rows if r["m"] == args.columns and r["status"] == "ok"])
+    _guides(ax1, [(r["n"], r["wall_s"]) for r in rows if r["m"] == main and r["status"] == "ok"])
     ax1.set(xscale="log", yscale="log", xlabel="n (records)", ylabel="wall time of the call (s)",
             title="time; x = timeout, open squares: the n x 8 set")
     ax2.set(xscale="log", yscale="log", xlabel="n (records)", ylabel="peak RSS of the process (MiB)",
@@ -415,7 +418,7 @@ def main(argv=None) -> None:
     ap.add_argument("--timeout", type=float, default=900.0)
     ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
     ap.add_argument("--quick", action="store_true", help="the n x 8 set has 5,000 rows instead of 200,000")
-    ap.add_argument("--tasks", default=",".join(TASKS), help="comma-separated subset of: " + ", ".join(TASKS))
+    ap.add_argument("--tasks", default=",".join(TASKS), help="comma-separated subset of: " + ", ".join(TASKS).replace("%", "%%"))
     ap.add_argument("--baseline-gb", type=float, default=6.0, help="memory budget of a recordlinkage run")
     ap.add_argument("--update", action="store_true",
                     help="keep the rows of the other tasks in --out's scaling.csv (rerun a subset of tasks)")

@@ -277,13 +277,10 @@ def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
             p = Path(path)
             if p.suffix.lower() not in READERS or not p.is_file() or p.stat().st_size == 0:
                 read_file(p)  # raises its one-line message without reading
-        # assess reads a file given by its path and lets the table go once the records are paired
-        # (0.8 GB at 10^7 x 10); the original is read once where several masked files share it
-        original = args.original if len(args.masked) == 1 else read_file(args.original)
         tables = []
-        for path in args.masked:
+        for path in args.masked:  # by path: assess lets each table go once its records are paired (0.8 GB at 10^7 x 10)
             progress(f"{path}")
-            t = assess(original, path, id=args.id, known=_split(args.known), scenarios=args.scenarios,
+            t = assess(args.original, path, id=args.id, known=_split(args.known), scenarios=args.scenarios,
                        attacks=_split(args.attacks), seed=args.seed, progress=progress,
                        names=(args.original, path), prl_candidates=args.prl_candidates, pool=pool, idle=preload,
                        **extra)

@@ -54,6 +54,19 @@ def _peak() -> int:
     return 0
 
 
+def _return_freed_memory() -> None:
+    """glibc: every allocation from 1 MiB on gets its own mapping, given back to the system when
+    freed. By default glibc raises that threshold up to 32 MiB as large blocks are freed, and the
+    arrays an attack allocates below it stay in the heap after use: at 10^6 x 10, PRL-graded's
+    worker then held 860 MB after the attack instead of 485, and peaked 300 MB higher in its flow."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None).mallopt(-3, 1 << 20)  # M_MMAP_THRESHOLD (glibc; elsewhere the call is absent)
+    except (OSError, AttributeError):
+        pass
+
+
 def main() -> int:
     """Serve ``("pair", path)`` and attack tasks ``("attack", name, cols, seed, prl_candidates,
     memory limit, numba threads)`` until stdin closes; answer each task with ``("done", row, peak
@@ -62,6 +75,7 @@ def main() -> int:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
+    _return_freed_memory()
     spare_address_space()
     out = os.dup(1)
     os.dup2(2, 1)

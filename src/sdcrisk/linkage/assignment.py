@@ -55,19 +55,23 @@ def _min_cost_flow(arcs: list, supply, *, max_flow: bool = False) -> np.ndarray:
 def _flow_links(rows, cols, costs: np.ndarray, n: int, *, bypass: bool) -> np.ndarray:
     """Solve the network on edges ``(rows, cols)`` with integer ``costs``; ``bypass`` adds an arc
     original -> sink at cost 0 ("no link") and solves for minimum cost with every original
-    routed, otherwise the flow is the largest possible and of minimum cost among those."""
-    rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+    routed, otherwise the flow is the largest possible and of minimum cost among those. Node
+    numbers are 32-bit where they fit, the solver's own type, so that it copies nothing."""
+    rows, cols = np.asarray(rows), np.asarray(cols)
     ncol = int(cols.max()) + 1 if cols.size else 0
     src, snk = n + ncol, n + ncol + 1
     e = rows.size
+    node = np.int32 if snk < 2**31 else np.int64
     tails = [np.full(n, src), rows, n + np.arange(ncol)] + ([np.arange(n)] if bypass else [])
     heads = [np.arange(n), n + cols, np.full(ncol, snk)] + ([np.full(n, snk)] if bypass else [])
-    tails, heads = np.concatenate(tails), np.concatenate(heads)
+    tails, heads = np.concatenate(tails, dtype=node), np.concatenate(heads, dtype=node)
     arc_costs = np.zeros(tails.size, dtype=np.int64)
     arc_costs[n:n + e] = costs
     supply = np.zeros(n + ncol + 2, dtype=np.int64)
     supply[src], supply[snk] = n, -n
-    used = np.flatnonzero(_min_cost_flow([tails, heads, arc_costs], supply, max_flow=not bypass)[n:n + e] > 0)
+    network = [tails, heads, arc_costs]  # the solver copies them, then frees them before it solves
+    del tails, heads, arc_costs
+    used = np.flatnonzero(_min_cost_flow(network, supply, max_flow=not bypass)[n:n + e] > 0)
     links = np.full(n, -1, dtype=np.int64)
     links[rows[used]] = cols[used]
     return links

@@ -158,9 +158,11 @@ def _gdbrl(x, y, metric, standardise, cost, method, candidates, approx) -> LinkR
     check_memory(f"gdbrl: the {n} x {k} candidate graph", 64.0 * n * k, "lower candidates")
     dist, idx = KDTree(ys, unique=False).knn(xs, k, approx=eps)  # squared distances
     if cost == "euclidean":
-        dist = np.sqrt(dist)
-    rows = np.repeat(np.arange(n, dtype=np.int64), k)
-    links = assign_min_cost(rows, idx.ravel(), dist.ravel(), n)
+        np.sqrt(dist, out=dist)
+    index = np.int32 if max(n, ys.shape[0]) < 2**31 else np.int64  # 32-bit: less beside the flow
+    cols = idx.ravel().astype(index)
+    del idx
+    links = assign_min_cost(np.repeat(np.arange(n, dtype=index), k), cols, dist.ravel(), n)
     unmatched = int((links < 0).sum())
     if unmatched:  # pair the originals the graph could not match with the masked records left over
         links = _complete(xs, ys, links, cost)

@@ -78,7 +78,12 @@ from .probabilistic import ConvergenceWarning, _in_threads, _threads
 LEVELS = (0.1, 1.0, 5.0, 20.0)  # rank bands, percent of n
 NEIGHBOURS = 10
 APPROX = 0.5  # k-d tree search stops as scipy's cKDTree eps: each k-th neighbour within (1 + APPROX) of the true one
-_BYTES_PER_PAIR = 160  # knn output, codes, unique/inverse, edges and the flow solver's arcs (about 100)
+# Peak memory (measured at 10^6 x 10, 10 neighbours, resident-set peak of each step): the flow on
+# the kept pairs, about 90 bytes per arc inside the solver and 50 beside it per pair, on top of
+# 30 bytes per record and attribute still held; or the rank and neighbour steps, 65 per record and
+# attribute, where that is more.
+_BYTES_PER_PAIR = 160
+_BYTES_PER_VALUE, _BYTES_PER_VALUE_SEARCH = 30, 65
 
 
 @njit(cache=True, nogil=True)
@@ -330,7 +335,9 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
         seconds[stage] = round(now - clock[0], 3)
         clock[0] = now
 
-    check_memory(f"PRL-graded: {n:,} x {neighbours} candidate pairs", _BYTES_PER_PAIR * n * neighbours + 200 * (n + ny) * c,
+    values = (n + ny) * c
+    check_memory(f"PRL-graded: {n:,} x {neighbours} candidate pairs",
+                 max(_BYTES_PER_PAIR * n * neighbours + _BYTES_PER_VALUE * values, _BYTES_PER_VALUE_SEARCH * values),
                  "pass fewer neighbours")
     # doubled mid-ranks (integers), each file in its own column
     r2x, r2y = rank_matrix(x), rank_matrix(y)
@@ -349,7 +356,7 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     perm = rng.permutation(ny)
     tree = KDTree(zy[perm], unique=False)
     _, nb = tree.knn(zx, neighbours, approx=approx)
-    del tree
+    del tree, zx, zy
     lap("neighbours")
     rows = np.repeat(np.arange(n, dtype=np.int64), neighbours)
     cols = nb.ravel()  # in permuted numbering
@@ -368,10 +375,12 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
         _pair_codes(rows[idx], cols[idx], xa, yp, ra, r2yp, cat, thr, nlev, out)
         codes[idx] = out
     _in_threads(code_part, np.arange(rows.size))
+    del yp, r2yp, xa, ra  # each array is freed once no later step needs it: the flow's peak comes last
 
     # EM on the distinct patterns of the candidates + exact margins of the other pairs
     pats, inv, freq = np.unique(codes, return_inverse=True, return_counts=True)
     inv = inv.ravel()
+    del codes
     g = decode(pats, c, nlev)
     cand_margin = np.zeros((c, nlev))
     for j in range(c):
@@ -379,6 +388,7 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     lap("patterns")
     all_margin, n_all, n_one_to_one = _all_pair_margins(x, y, r2x, r2y, bx, by, cat, thr, nlev)
     n_pairs = int(rows.size)
+    del r2x, r2y
     lap("margins")
     out_margin = np.maximum(all_margin - cand_margin, 0.0)
     n_out = float(n_all - n_pairs)
@@ -400,20 +410,22 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     w_else = float(np.round(_pattern_weights(np.full((1, c), nlev - 1, dtype=np.int64), m, u)[0], 6))
     gain_pat = w_pat - w_else
     keep = gain_pat[inv] > 0
-    erows, ecols, egain = rows[keep], cols[keep], gain_pat[inv[keep]]
-    check_memory(f"PRL-graded: assignment on {erows.size:,} candidate pairs", 100 * (erows.size + 2 * (n + ny)))
+    index = np.int32 if max(n, ny, pats.size) < 2**31 else np.int64  # 32-bit: less beside the flow
+    erows, ecols, epat = (a[keep].astype(index) for a in (rows, cols, inv))
+    del rows, cols, inv, keep
+    check_memory(f"PRL-graded: assignment on {erows.size:,} candidate pairs",
+                 _BYTES_PER_PAIR * erows.size + _BYTES_PER_VALUE * values)
     # the flow alone: on the candidate graphs of PRL-graded no matching linked every original with a
     # candidate (both 100,000 x 10 files of benchmarks/results/assignment.md), and finding that out
     # cost 1.4 s of a 2 s flow
-    links_perm = (assign_max_weight(erows, ecols, egain, n, direct_min=None) if erows.size
+    links_perm = (assign_max_weight(erows, ecols, gain_pat[epat], n, direct_min=None) if erows.size
                   else np.full(n, -1, dtype=np.int64))
     lap("assignment")
     links = np.where(links_perm >= 0, perm[np.maximum(links_perm, 0)], -1)
     score = np.full(n, w_else)
     # each linked pair is a kept edge: its weight from the edge list
-    pos = np.flatnonzero(keep)
     hit = ecols == links_perm[erows]
-    score[erows[hit]] = w_pat[inv[pos[hit]]]
+    score[erows[hit]] = w_pat[epat[hit]]
     names = ["exact"] + [f"<={b:g}%" for b in bands] + ["else"]
     info = {"converged": converged, "iterations": iterations, "p": p, "pairs": n_pairs, "patterns": int(pats.size),
             "comparison_pairs": n_all, "edges": int(erows.size), "m": m, "u": u, "levels": names,

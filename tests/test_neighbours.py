@@ -131,6 +131,40 @@ def test_many_duplicate_masked_records():
     np.testing.assert_array_equal(links, first)
 
 
+def _dedup_by_sorting(b, keys):
+    """The stored rows by numpy's row sort (the previous implementation): representative = lowest
+    index of each group of bitwise-equal rows, groups in ascending representative order."""
+    n = b.shape[0]
+    _, inv = np.unique(np.concatenate([b.view(np.int64), keys], axis=1), axis=0, return_inverse=True)
+    inv = inv.ravel()
+    rep = np.array(sorted(np.flatnonzero(inv == g)[0] for g in range(inv.max() + 1)), dtype=np.int64)
+    first_of = {inv[r]: r for r in rep}
+    return rep, np.array([(inv == inv[r]).sum() for r in rep]), np.array([first_of[inv[i]] for i in range(n)])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 200), st.integers(1, 3), st.integers(0, 2), st.integers(0, 2**31))
+def test_dedup_groups_bitwise_equal_rows(n, m, c, seed):
+    """The hash grouping gives the representatives, counts and mapping of a full row sort, with
+    -0.0 and 0.0 distinct (bitwise) and keys part of the row."""
+    rng = np.random.default_rng(seed)
+    b = rng.integers(0, 3, (n, m)).astype(np.float64)
+    b[rng.random((n, m)) < 0.2] = -0.0
+    keys = rng.integers(0, 2, (n, c))
+    for got, want in zip(neighbours._dedup(b, keys), _dedup_by_sorting(b, keys)):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_dedup_survives_hash_collisions(monkeypatch):
+    """Rows of equal hash but different values stay apart (every hash forced equal)."""
+    rng = np.random.default_rng(5)
+    b = rng.integers(0, 4, (300, 2)).astype(np.float64)
+    keys = np.zeros((300, 0), dtype=np.int64)
+    monkeypatch.setattr(neighbours, "_row_hashes", lambda bits, k: np.zeros(bits.shape[0], dtype=np.uint64))
+    for got, want in zip(neighbours._dedup(b, keys), _dedup_by_sorting(b, keys)):
+        np.testing.assert_array_equal(got, want)
+
+
 def test_more_near_ties_than_the_search_buffer():
     """A query equidistant from 2m distinct rows (more than the per-query buffer): the fallback
     range search lists them all and the lowest index wins, as in the brute force."""

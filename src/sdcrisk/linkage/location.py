@@ -312,20 +312,25 @@ def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray
     (``candidates`` None; the links do not depend on them): an orthogonal range count costs about
     n^(1 - 1/d) node visits per record when the ranges are wide, as for RS-RL with p unknown and
     bounded by 20 % (1,000,000 x 10: over 9 minutes counting, against seconds linking).
-    ``sorted_masked``: :func:`_sorted_masked` of ``y`` when the caller has it already.
+    ``sorted_masked``: :func:`_sorted_masked` of ``y`` when the caller has it already; a list is
+    handed over (emptied here), so that its arrays are freed once the tree no longer needs them.
     ``truth`` (the true masked record of each original record; intersection only) adds ``credit``
     (module docstring, "Ties"); the brute-force tie count is quadratic (a reference for tests).
     """
     if method not in METHODS:
         raise ValueError(f"method must be one of {list(METHODS)}, got {method!r}")
     order, ysorted, pos = _sorted_masked(y) if sorted_masked is None else sorted_masked
+    if isinstance(sorted_masked, list):
+        sorted_masked.clear()
     xs, ys = _standardise(x, y, standardise)
     if truth is not None:
         truth = check_truth(truth, x.shape[0], y.shape[0])
     if combine == "intersection" and method == "tree":
         a = np.ascontiguousarray(a, dtype=np.int64)
         b = np.ascontiguousarray(b, dtype=np.int64)
+        del order
         keys = _run_keys(ysorted, pos, a, b)
+        del ysorted, pos  # 3 x 8 bytes per value less during the searches
         tree = KDTree(ys, keys=keys)
         links, score, *counted = _nearest_in_box(tree, keys, xs, a, b, count=truth is not None)
         res = LinkResult(links=links, candidates=tree.count(a, b) if count else None, score=score)
@@ -369,7 +374,7 @@ def rsrl(original, masked, known=None, *, p=None, distance: int | None = None, r
     x, y = prepare(original, masked, known)
     truth = None if truth is None else check_truth(truth, x.shape[0], y.shape[0])
     P = _rank_distance_arg(p, distance, rounding, x.shape[0])
-    sm = _sorted_masked(y)
+    sm = list(_sorted_masked(y))
     a, b = rank_swap_intervals(x, y, P, ysorted=sm[1])
     return link_in_intervals(x, y, a, b, "intersection", standardise, method, count, sm, truth)
 
@@ -407,7 +412,7 @@ def lrl_microaggregation(original, masked, known=None, *, rule: str = "group", k
     :func:`link_in_intervals`)."""
     x, y = prepare(original, masked, known)
     truth = None if truth is None else check_truth(truth, x.shape[0], y.shape[0])
-    sm = _sorted_masked(y)
+    sm = list(_sorted_masked(y))
     a, b = microaggregation_intervals(x, y, rule, k, ysorted=sm[1])
     return link_in_intervals(x, y, a, b, "intersection", standardise, method, count, sm, truth)
 

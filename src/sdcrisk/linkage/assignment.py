@@ -31,25 +31,34 @@ from numba import njit
 
 COST_RANGE = 10**9  # assign_min_cost: the largest edge cost becomes this many integer units
 DIRECT_MIN = 20_000  # originals from which assign_max_weight tries the row-full matching first
+_SLICE = 1 << 20  # arcs whose flows are read at a time
 
 
 def _min_cost_flow(arcs: list, supply, *, max_flow: bool = False) -> np.ndarray:
     """Unit-capacity arcs ``tails -> heads`` with integer ``costs`` (``arcs = [tails, heads,
     costs]``, emptied once the solver holds its copy, so that the caller's arrays are freed before
-    the solve) and node ``supply``; the flow on each arc of an optimal solution (``max_flow``:
-    the largest flow, of minimum cost among those)."""
+    the solve) and node ``supply``; whether each arc carries flow in an optimal solution
+    (``max_flow``: the largest flow, of minimum cost among those). The solver numbers the arcs
+    0, 1, ... in the order given; their flows are read in slices, so that neither the arc numbers
+    nor the flows are held whole (4 and 8 bytes per arc beside the solver)."""
     from ortools.graph.python import min_cost_flow
 
     flow = min_cost_flow.SimpleMinCostFlow()
     tails, heads, costs = arcs
     arcs.clear()
-    arcs = flow.add_arcs_with_capacity_and_unit_cost(tails, heads, np.ones(tails.size, dtype=np.int64), costs)
-    del tails, heads, costs
+    m = tails.size
+    numbers = flow.add_arcs_with_capacity_and_unit_cost(tails, heads, np.ones(m, dtype=np.int64), costs)
+    if numbers.size and (numbers[0] != 0 or numbers[-1] != m - 1):
+        raise RuntimeError("assignment: the solver numbered the arcs other than 0, 1, ...")
+    del tails, heads, costs, numbers
     flow.set_nodes_supplies(np.arange(supply.size), supply)
     status = flow.solve_max_flow_with_min_cost() if max_flow else flow.solve()
     if status != flow.OPTIMAL:
         raise RuntimeError(f"assignment: the minimum-cost flow ended with status {status}")
-    return flow.flows(arcs)
+    used = np.empty(m, dtype=np.bool_)
+    for s in range(0, m, _SLICE):
+        used[s:s + _SLICE] = flow.flows(np.arange(s, min(s + _SLICE, m))) > 0
+    return used
 
 
 def _flow_links(rows, cols, costs: np.ndarray, n: int, *, bypass: bool) -> np.ndarray:
@@ -71,7 +80,7 @@ def _flow_links(rows, cols, costs: np.ndarray, n: int, *, bypass: bool) -> np.nd
     supply[src], supply[snk] = n, -n
     network = [tails, heads, arc_costs]  # the solver copies them, then frees them before it solves
     del tails, heads, arc_costs
-    used = np.flatnonzero(_min_cost_flow(network, supply, max_flow=not bypass)[n:n + e] > 0)
+    used = np.flatnonzero(_min_cost_flow(network, supply, max_flow=not bypass)[n:n + e])
     links = np.full(n, -1, dtype=np.int64)
     links[rows[used]] = cols[used]
     return links
@@ -231,7 +240,7 @@ def assign_max_weight_blocks(n: int, ny: int, direct, enter, members) -> np.ndar
     supply[:n], supply[snk] = 1, -n  # one unit at each original (no source node: faster)
     network = [tails, heads, costs]
     del tails, heads, costs
-    flows = _min_cost_flow(network, supply) > 0
+    flows = _min_cost_flow(network, supply)
     links = np.full(n, -1, dtype=np.int64)
     d = flows[start[1]:start[2]]
     links[rows[d]] = cols[d]

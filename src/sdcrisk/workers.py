@@ -72,16 +72,17 @@ EXPECTED_SECONDS = {"PRL": (3.1, 126.2), "GDBRL": (7.8, 132.6), "PRL-graded": (5
                     "L-RL(MA)": (2.7, 61.3), "RS-RL(p<=20%)": (2.5, 65.7), "DBRL": (1.7, 43.3),
                     "RBRL-Sum": (2.1, 58.2), "RBRL-Max": (0.93, 17.0)}
 _SIZES = (100_000, 1_000_000)
-# A worker's peak resident memory per record in the same run at 10^6 records (peaks of 1.16-3.10
-# GiB, the mapped arrays included; RBRL-Sum takes RBRL-Max's), above the interpreter and its
+# A worker's peak resident memory per record in the same run at 10^6 records (peaks of 1188-3082
+# MiB, the mapped arrays included; RBRL-Sum takes RBRL-Max's), above the interpreter and its
 # libraries (_WORKER_BASE). Measured after the workers returned freed blocks of 1 MiB and more to
-# the system (attack_worker) and PRL-graded and GDBRL freed their arrays before the flow (PRL-graded
-# 3.46 -> 2.20 GiB, GDBRL 2.45 -> 2.09); the values of three rounds before came within 10 % of
-# DBRL's and RBRL-Max's peaks at 10^7 records. Two attacks run at a time only while their sum
-# stays within the memory limit.
+# the system (attack_worker), PRL-graded and GDBRL freed their arrays before the flow and the k-d
+# tree grouped duplicate rows by a hash (PRL-graded 3543 -> 2202 MiB, GDBRL 2509 -> 2089, RS-RL
+# 1946 -> 1485); the values of three rounds before came within 10 % of DBRL's and RBRL-Max's
+# peaks at 10^7 records. Two attacks run at a time only while their sum stays within the memory
+# limit.
 _WORKER_BASE = 300 * 2**20
-PEAK_BYTES_PER_RECORD = {"PRL": 3014.0, "PRL-graded": 2047.0, "GDBRL": 1929.0, "RS-RL(p<=20%)": 1672.0,
-                         "L-RL(MA)": 1672.0, "RBRL-Sum": 1027.0, "RBRL-Max": 1027.0, "DBRL": 931.0}
+PEAK_BYTES_PER_RECORD = {"PRL": 2917.0, "PRL-graded": 1994.0, "GDBRL": 1876.0, "L-RL(MA)": 1350.0,
+                         "RS-RL(p<=20%)": 1243.0, "RBRL-Sum": 952.0, "RBRL-Max": 952.0, "DBRL": 931.0}
 _ARRAYS = ("x", "y", "cx", "cy")
 _LIVE: set["AttackWorkers"] = set()  # running pools, for abort()
 

@@ -301,7 +301,8 @@ def write(rows: list[dict], out: Path, stem: str = "assess") -> None:
     if stem == "assess_scale":
         lines += ["Commands: `--parts large --sizes 100000`, `--sizes 1000000`; `--sizes 10000000 --attacks "
                   "DBRL,RBRL-Max` with `SDCRISK_MEMORY_LIMIT=20G` (the previous round) and `--sizes 10000000 --attacks "
-                  "DBRL,RBRL-Max,RBRL-Sum` with `SDCRISK_MEMORY_LIMIT=16G`; `--sizes 1000000` with "
+                  "DBRL,RBRL-Max,RBRL-Sum` and `--sizes 10000000 --attacks RS-RL,L-RL` with `SDCRISK_MEMORY_LIMIT=16G`; "
+                  "`--sizes 1000000` with "
                   "`SDCRISK_MEMORY_LIMIT=4G`; `--parts tied --sizes 200000 --columns 6`; `--parts releases --sizes "
                   "100000`. A subset of the attacks, or a memory limit for every attack, has sections of its own. A "
                   "command's peak memory is its process tree's (the attack workers included, their shared arrays "

@@ -29,6 +29,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .base import index_type
+
 COST_RANGE = 10**9  # assign_min_cost: the largest edge cost becomes this many integer units
 DIRECT_MIN = 20_000  # originals from which assign_max_weight tries the row-full matching first
 _SLICE = 1 << 20  # arcs whose flows are read at a time
@@ -70,7 +72,7 @@ def _flow_links(rows, cols, costs: np.ndarray, n: int, *, bypass: bool) -> np.nd
     ncol = int(cols.max()) + 1 if cols.size else 0
     src, snk = n + ncol, n + ncol + 1
     e = rows.size
-    node = np.int32 if snk < 2**31 else np.int64
+    node = index_type(snk)
     tails = [np.full(n, src), rows, n + np.arange(ncol)] + ([np.arange(n)] if bypass else [])
     heads = [np.arange(n), n + cols, np.full(ncol, snk)] + ([np.full(n, snk)] if bypass else [])
     tails, heads = np.concatenate(tails, dtype=node), np.concatenate(heads, dtype=node)

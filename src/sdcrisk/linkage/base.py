@@ -51,6 +51,13 @@ class LinkResult:
         return linkage_percent(self.n_correct, self.links.size)
 
 
+def index_type(largest: int):
+    """The integer type of indices up to ``largest``: 32-bit where they fit (half the memory of
+    the edge lists and networks beside the solvers, and the flow solver's own node type), else
+    64-bit."""
+    return np.int32 if largest < 2**31 else np.int64
+
+
 def checked_links(result, attack: str, n_original: int, n_masked: int) -> LinkResult:
     """``result`` of the attack ``attack`` if it keeps the contract of :class:`LinkResult`: one
     integer link per original record, each a masked record index in [0, n_masked) or

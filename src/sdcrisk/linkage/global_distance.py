@@ -57,7 +57,7 @@ import numpy as np
 from ..resources import check_memory
 from ..validation import check_int, check_real
 from .assignment import assign_min_cost
-from .base import LinkResult, check_truth, prepare
+from .base import LinkResult, check_truth, index_type, prepare
 from .distance import _prepared
 from .neighbours import KDTree
 
@@ -159,7 +159,7 @@ def _gdbrl(x, y, metric, standardise, cost, method, candidates, approx) -> LinkR
     dist, idx = KDTree(ys, unique=False).knn(xs, k, approx=eps)  # squared distances
     if cost == "euclidean":
         np.sqrt(dist, out=dist)
-    index = np.int32 if max(n, ys.shape[0]) < 2**31 else np.int64  # 32-bit: less beside the flow
+    index = index_type(max(n, ys.shape[0]))
     cols = idx.ravel().astype(index)
     del idx
     links = assign_min_cost(np.repeat(np.arange(n, dtype=index), k), cols, dist.ravel(), n)

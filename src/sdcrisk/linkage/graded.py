@@ -70,7 +70,7 @@ from numba import njit
 from ..resources import check_memory
 from ..validation import check_int, check_real
 from .assignment import assign_max_weight
-from .base import LinkResult, prepare
+from .base import LinkResult, index_type, prepare
 from .neighbours import KDTree
 from .ranks import rank_matrix
 from .probabilistic import ConvergenceWarning, _in_threads, _threads
@@ -410,7 +410,7 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     w_else = float(np.round(_pattern_weights(np.full((1, c), nlev - 1, dtype=np.int64), m, u)[0], 6))
     gain_pat = w_pat - w_else
     keep = gain_pat[inv] > 0
-    index = np.int32 if max(n, ny, pats.size) < 2**31 else np.int64  # 32-bit: less beside the flow
+    index = index_type(max(n, ny, pats.size))
     erows, ecols, epat = (a[keep].astype(index) for a in (rows, cols, inv))
     del rows, cols, inv, keep
     check_memory(f"PRL-graded: assignment on {erows.size:,} candidate pairs",

@@ -30,7 +30,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .base import LinkResult, check_truth, prepare, with_ties
+from .base import LinkResult, check_truth, index_type, prepare, with_ties
 from .neighbours import nearest
 from .ranks import rank_matrix
 
@@ -121,7 +121,7 @@ def rbrl(original, masked, known=None, criterion: str = "sum", ranks: str = "ave
         links, score, ties, hit = nearest(r.astype(np.float64), s.astype(np.float64), metric, truth=truth)
         return with_ties(LinkResult(links=links, score=score / 2.0), ties, hit)
     # doubled ranks are <= 2n, so a sum over m attributes fits 32 bits while 2 n m < 2**31
-    dtype = np.int32 if 2 * max(r.shape[0], s.shape[0]) * max(r.shape[1], 1) < 2**31 else np.int64
+    dtype = index_type(2 * max(r.shape[0], s.shape[0]) * max(r.shape[1], 1))
     rt, st = r.astype(dtype), np.ascontiguousarray(s.T, dtype=dtype)
     links, score = _rbrl_kernel(rt, st, criterion == "max")
     if truth is None:

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
 from sdcrisk.linkage.assignment import DIRECT_MIN, _flow_links, _row_full, _units
+from sdcrisk.resources import MemoryLimitError
 
 from sdcrisk.linkage.probabilistic import (
     COINCIDENCE_RULES,
@@ -300,10 +301,18 @@ def test_unconverged_em_warns_and_is_recorded(small):
     assert prl(small, small.copy()).info["converged"] is True
 
 
-def test_max_candidates_keeps_the_best_and_counts_truncation(small):
+def _pairs_only(monkeypatch):
+    """PRL on the network of pairs even where the block network would apply."""
+    import sdcrisk.linkage.probabilistic as probabilistic
+
+    monkeypatch.setattr(probabilistic, "block_network", lambda *args: None)
+
+
+def test_max_candidates_keeps_the_best_and_counts_truncation(small, monkeypatch):
     y = np.column_stack([_sorted_groups_ma(small[:, j], 6) for j in range(small.shape[1])])
+    _pairs_only(monkeypatch)
     full = prl(small, y)
-    assert full.info["truncated"] == 0
+    assert full.info["truncated"] == 0 and full.info["network"] == "pairs"
     capped = prl(small, y, max_candidates=2)
     assert capped.info["truncated"] > 0 and capped.info["edges"] <= 2 * small.shape[0]
     # the EM sees every pair either way: same fit
@@ -334,10 +343,11 @@ def _total_gain(res):
 
 
 @pytest.mark.parametrize("rule", COINCIDENCE_RULES)
-def test_block_network_reaches_the_optimum_of_the_pair_network(rule):
+def test_block_network_reaches_the_optimum_of_the_pair_network(rule, monkeypatch):
     x, y = _tied()
     blocks = prl(x, y, coincidence=rule, t=0.2, window=3.0, rng=np.random.default_rng(1))
-    pairs = prl(x, y, coincidence=rule, t=0.2, window=3.0, rng=np.random.default_rng(1), max_candidates=10**6)
+    _pairs_only(monkeypatch)
+    pairs = prl(x, y, coincidence=rule, t=0.2, window=3.0, rng=np.random.default_rng(1))
     assert pairs.info["network"] == "pairs" and pairs.info["truncated"] == 0
     if rule == "nearest":
         assert blocks.info["network"] == "blocks" and blocks.info["arcs"] < pairs.info["arcs"]
@@ -345,6 +355,70 @@ def test_block_network_reaches_the_optimum_of_the_pair_network(rule):
     used = blocks.links[blocks.links >= 0]
     assert used.size == np.unique(used).size
     np.testing.assert_array_equal(blocks.candidates, pairs.candidates)
+
+
+def _direct_by_hand(z, lo, hi, gain_of, route, cap):
+    """Each original's pairs whose gain exceeds their block route, the ``cap`` best by gain then
+    column, in row and column order, from the brute-force codes."""
+    codes = _brute_codes(z, lo, hi)
+    out = []
+    for i in range(codes.shape[0]):
+        cols = [l for l in range(codes.shape[1]) if gain_of[codes[i, l]] > route[codes[i, l]]]
+        best = sorted(cols, key=lambda l: (-gain_of[codes[i, l]], l))[:cap]
+        out += [(i, l, codes[i, l]) for l in sorted(best)]
+    return out
+
+
+@pytest.mark.parametrize("cap", [1, 2, None])
+def test_capped_block_network_keeps_each_records_best_direct_edges(cap):
+    """``max_candidates`` on the block network caps the direct edges only: from the counting
+    pass's pairs or from a capped pass (when that pass kept none), the same edges as by hand."""
+    from sdcrisk.linkage.probabilistic import CandidatePairs, coincidence_intervals, direct_edges, route_gains
+
+    x, y = _tied(n=160, c=3)
+    z, lo, hi = coincidence_intervals(x, y, "nearest")
+    gain_of = np.array([0.0, 1.0, 2.0, 3.5, 1.5, 2.5, 2.5, 6.0])
+    route = route_gains(gain_of, 3)
+    want = _direct_by_hand(z, lo, hi, gain_of, route, cap)
+    per_row = np.bincount([i for i, _, _ in _direct_by_hand(z, lo, hi, gain_of, route, None)], minlength=1)
+    assert max(per_row) > 2  # some originals lose direct edges to the cap
+    for kept in (True, False):
+        cp = CandidatePairs(np.ascontiguousarray(z), lo, hi)
+        cp.counts()
+        if not kept:
+            if cap is None:
+                continue
+            cp._multi = None  # as if the counting pass had found too many to keep
+        (rows, cols, codes), _, truncated = direct_edges(cp, gain_of, route, cap)
+        assert list(zip(rows.tolist(), cols.tolist(), codes.tolist())) == want
+        assert truncated == (0 if cap is None else int((per_row > cap).sum()))
+
+
+def test_capped_prl_on_blocks_is_exact_where_no_record_loses_a_direct_edge():
+    x, y = _tied()
+    full = prl(x, y, rng=np.random.default_rng(1))
+    roomy = prl(x, y, rng=np.random.default_rng(1), max_candidates=x.shape[0])
+    assert full.info["network"] == roomy.info["network"] == "blocks" and roomy.info["truncated"] == 0
+    np.testing.assert_array_equal(roomy.links, full.links)
+    np.testing.assert_array_equal(roomy.candidates, full.candidates)
+    tight = prl(x, y, rng=np.random.default_rng(1), max_candidates=1)
+    assert tight.info["network"] == "blocks" and tight.info["truncated"] > 0
+    assert tight.info["arcs"] < full.info["arcs"] and tight.info["p"] == full.info["p"]
+    assert _total_gain(tight) <= _total_gain(full) + 1e-9
+
+
+def test_capped_prl_falls_back_to_capped_pairs_where_blocks_do_not_fit(monkeypatch):
+    import sdcrisk.linkage.probabilistic as probabilistic
+
+    x, y = _tied()
+    limit = 100 * 4 * x.shape[0]  # below the block network's estimate, above 2 candidates per record
+    monkeypatch.setattr(probabilistic, "check_memory",
+                        lambda what, nbytes, hint="": (_ for _ in ()).throw(MemoryLimitError(what))
+                        if nbytes > limit else None)
+    capped = prl(x, y, rng=np.random.default_rng(1), max_candidates=2)
+    assert capped.info["network"] == "pairs" and capped.info["arcs"] <= 2 * x.shape[0]
+    with pytest.raises(MemoryLimitError):
+        prl(x, y, rng=np.random.default_rng(1))
 
 
 def test_agreement_blocks_cover_each_agreeing_pair_once():

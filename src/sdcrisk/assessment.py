@@ -513,7 +513,8 @@ def _finish(row, name, info, credit, draws, guessed, n, notes, prl_candidates, t
     elif info.get("solver") == "sparse":
         notes.append(f"sparse assignment on {info['candidates']} nearest candidates")
     if info.get("truncated"):
-        notes.append(f"assignment on each record's {prl_candidates} best candidates "
+        kept = "pairs agreeing on several attributes" if info.get("network") == "blocks" else "candidates"
+        notes.append(f"assignment on each record's {prl_candidates} best {kept} "
                      f"({info['truncated']} record(s) had more)")
     if guessed:
         notes.append(f"{guessed} block(s) linked by random guess (the attack is undefined on them)")
@@ -609,8 +610,9 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     random-guess rate), ``draws_low``/``draws_high`` (GDBRL: range over its tie draws),
     ``seconds`` (wall time; two attacks may share the machine, :func:`_run_attacks`) and ``note``. ``attrs`` holds ``pairing``, ``warnings``,
     ``files`` and ``blocking`` (keys, blocks, share of records unique on the keys).
-    ``prl_candidates=K`` gives PRL's assignment only each record's K best candidates, for files
-    whose full candidate graph exceeds the memory limit. ``pool``: attack worker processes
+    ``prl_candidates=K`` is PRL's ``max_candidates``: each record keeps its K best candidates
+    (on tied blocks its K best pairs agreeing on several attributes), for files whose full
+    candidate graph exceeds the memory limit. ``pool``: attack worker processes
     started beforehand (:class:`sdcrisk.workers.AttackWorkers`; the caller closes them), used
     from :data:`WORKER_MIN` records instead of new ones. ``idle()`` is called in this process
     while the attack workers run, after the information loss (the command imports the report's

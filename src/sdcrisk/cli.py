@@ -63,8 +63,9 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--attacks", help="comma-separated subset of DBRL,RBRL-Sum,RBRL-Max,PRL,RS-RL,L-RL,GDBRL,ID "
                                      "(default: all)")
     a.add_argument("--prl-candidates", type=int, metavar="K",
-                   help="PRL's assignment on each record's K best candidates (for files whose candidate "
-                        "graph exceeds the memory limit; default: every candidate)")
+                   help="PRL keeps each record's K best candidates, or on tied blocks its K best pairs "
+                        "agreeing on several attributes (for files whose candidate graph exceeds the "
+                        "memory limit; default: every candidate)")
     a.add_argument("--categorical", metavar="A,B", help="comma-separated integer-coded attributes to treat as categorical "
                                          "(non-numeric columns are categorical anyway)")
     a.add_argument("--out", default="sdcrisk-report",

@@ -283,6 +283,19 @@ def test_two_attacks_at_a_time_give_the_sequential_results(pair, monkeypatch):
     pd.testing.assert_frame_equal(together.drop(columns="seconds"), alone.drop(columns="seconds"))
 
 
+def test_prl_candidates_note_names_what_the_cap_kept():
+    """On blocks the cap keeps each record's best pairs agreeing on several attributes, on pairs
+    its best candidates; the note says which."""
+    import time
+
+    from sdcrisk.assessment import _finish
+
+    for network, kept in (("blocks", "2 best pairs agreeing on several attributes"), ("pairs", "2 best candidates")):
+        row = _finish({}, "PRL", {"truncated": 3, "network": network}, np.ones(4), None, 0, 4, [], 2,
+                      time.perf_counter())
+        assert f"each record's {kept} (3 record(s) had more)" in row["note"]
+
+
 def test_prl_candidates_cap_the_assignment(pair):
     """prl_candidates=K is PRL's max_candidates: the same links as calling prl with it on the
     masked file in the attacks' order, and a note saying how many records were capped."""

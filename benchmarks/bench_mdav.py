@@ -1,7 +1,7 @@
 """MDAV k = 3 at 10^5 and 10^6 x 10 (the exact tree kernel before and after the principal-axis
 tree, same run), label identity, and three fast maskings at 10^7 x 10.
 
-    python benchmarks/bench_mdav.py [--sizes 100000,1000000] [--old-max 100000]
+    python benchmarks/bench_mdav.py [--sizes 100000,1000000] [--old-max 100000] [--before COMMIT]
                                     [--big 10000000] [--out benchmarks/results/mdav.md]
 
 Data: the synthetic correlated skewed columns of ``bench_scaling.make_data`` (latent normal factor
@@ -10,8 +10,8 @@ all 10 columns (``mdav_groups(x, 3)``, the kernel ``mask("mdav", x, v=10, k=3)``
 
 Each row runs in its own child process (``--child``): wall time of the one call after a warm-up
 on 300 records (numba compilation not timed); peak = the child's VmHWM (/proc/self/status, MiB)
-at the end, inputs included. "before" is the kernel of commit OLD_COMMIT
-(src/sdcrisk/masking/mdav_tree.py, extracted with ``git show``); it runs only up to --old-max
+at the end, inputs included. "before" is the kernel of commit --before (default OLD_COMMIT;
+src/sdcrisk/masking/mdav_tree.py, extracted with ``git show``); it runs only up to --old-max
 records. Label identity: "after" against "before" where both ran, and against the brute-force
 reference kernel (``method="brute"``) on Census and EIA (every block of v = 2, 3, 4, all
 attributes; k = 3, 5; both scales) and on tied data (values rounded to one decimal).
@@ -48,8 +48,10 @@ def _peak_mb() -> float:
 
 
 def _old_module():
-    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{OLD_COMMIT}:src/sdcrisk/masking/mdav_tree.py"],
+    commit = os.environ.get("BENCH_MDAV_BEFORE", OLD_COMMIT)
+    src = subprocess.run(["git", "-C", str(ROOT), "show", f"{commit}:src/sdcrisk/masking/mdav_tree.py"],
                          check=True, capture_output=True, text=True).stdout
+    src = src.replace("from ..resources import", "from sdcrisk.resources import")  # loaded outside the package
     d = Path(tempfile.mkdtemp(prefix="mdav_old_"))
     (d / "mdav_tree_old.py").write_text(src)
     spec = importlib.util.spec_from_file_location("mdav_tree_old", d / "mdav_tree_old.py")
@@ -145,6 +147,7 @@ def main():
     ap.add_argument("--sizes", default="100000,1000000")
     ap.add_argument("--old-max", type=int, default=100_000)
     ap.add_argument("--big", type=int, default=10_000_000)
+    ap.add_argument("--before", default=OLD_COMMIT, help="commit whose kernel is the 'before' row")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "mdav.md"))
     ap.add_argument("--identity-only", action="store_true",
                     help="recompute only the label identity against the brute-force kernel (Census, EIA, tied "
@@ -162,6 +165,7 @@ def main():
     if a.child:
         print(json.dumps(child(a.child[0], int(a.child[1]), int(a.child[2]), a.labels)))
         return
+    os.environ["BENCH_MDAV_BEFORE"] = a.before  # read by the children
     load0 = os.getloadavg()
     rows, ident = [], []
     tmp = Path(tempfile.mkdtemp(prefix="bench_mdav_"))
@@ -189,13 +193,14 @@ def main():
     ident += reference_identity()
     load1 = os.getloadavg()
     out = ["# MDAV k = 3 at 10^5 and 10^6 records; fast maskings at 10^7", "",
-           f"Produced by `python benchmarks/bench_mdav.py --sizes {a.sizes} --old-max {a.old_max} --big {a.big}` "
+           f"Produced by `python benchmarks/bench_mdav.py --sizes {a.sizes} --old-max {a.old_max} --before {a.before} "
+           f"--big {a.big}` "
            f"on {platform.node()} ({os.cpu_count()} cores, shared), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
            f"load average (1, 5, 15 min) {tuple(round(v, 2) for v in load0)} at the start, "
            f"{tuple(round(v, 2) for v in load1)} at the end. "
            "Data: `bench_scaling.make_data` (correlated skewed columns, 2 decimals, seeded). Wall time of the one call "
            "after a warm-up (no compilation); peak = the child's VmHWM in MiB (inputs included). "
-           f"before = the tree kernel of commit {OLD_COMMIT}; after = the principal-axis tree kernel, its "
+           f"before = the tree kernel of commit {a.before}; after = the principal-axis tree kernel, its "
            "farthest-record searches in numba's threads from mdav_tree.PAR_MIN records (as mask() runs it); "
            "after-1-thread = the same kernel in one thread.", "",
            "| task | n | m | wall s | peak MiB | note |", "|---|---:|---:|---:|---:|---|"]

@@ -162,3 +162,14 @@ def test_two_threads_and_the_exact_centroid_fallback():
     labels, fallbacks = _mdav_tree_kernel(z, 4, 2, 0)
     assert fallbacks > 0
     assert np.array_equal(labels, _mdav_kernel_brute(z, 4))
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+def test_two_threads_when_the_farthest_record_is_in_the_nearest_group(k):
+    """On copies of one row every record is as far from x_r as any other: the farthest (lowest
+    index) is also x_r's nearest, so the search that runs beside the nearest-records search
+    returns a record of x_r's group and must run again; the labels stay the brute force's."""
+    z = np.ascontiguousarray(np.tile(np.array([[1.5, -2.0, 0.25]]), (10 * k + 2, 1)))
+    assert np.array_equal(_mdav_tree_kernel(z, k, 2, 0)[0], _mdav_kernel_brute(z, k))
+    x = np.ascontiguousarray(np.vstack([z, z + 1.0]))
+    assert np.array_equal(_mdav_tree_kernel(x, k, 2, 0)[0], _mdav_kernel_brute(x, k))

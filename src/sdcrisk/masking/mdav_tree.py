@@ -11,9 +11,9 @@ than the first tree kernel; 1,000,000 x 10 in 218 s, 346 s in one thread).
   deletion (the refit stops at the first ancestor it leaves unchanged).
 * Record distances are always computed as the brute kernel computes them, in the original
   coordinates (``d = x_t - q_t; s += d * d`` in coordinate order). Node bounds are computed in the
-  rotated coordinates: farthest queries take the least of the box, ball and "norm + linear"
-  (``max |y|^2 + |q|^2 - 2 min_box y.q``) bounds, nearest queries the larger of the box and ball
-  bounds, each widened by a margin (relative 1e-10 plus 2e-10 times the squared norms involved)
+  rotated coordinates: farthest queries take the "norm + linear" bound
+  (``max |y|^2 + |q|^2 - 2 min_box y.q``; the box bound beside it cost more than it pruned),
+  nearest queries the larger of the box and ball bounds, each widened by a margin (relative 1e-10 plus 2e-10 times the squared norms involved)
   far larger than the rounding errors of the rotation and of the distances. A node is pruned
   only when its widened bound is strictly worse than the current best (or k-1-th best), so
   records at an equal computed distance are never pruned and ties are resolved exactly as by the
@@ -28,9 +28,13 @@ than the first tree kernel; 1,000,000 x 10 in 218 s, 346 s in one thread).
   recomputed exactly (O(n m), rare) and the collected records compared with it.
 * While at least PAR_MIN records remain, the two farthest-record searches of each step run in
   numba's threads: the tree is expanded from the root, largest bound first, into FRONT nodes,
-  dealt alternately to the threads; each prunes with the best record any thread has found so far
-  (a valid bound whatever the timing), and the best of the threads, ties by lowest index, is the
-  serial search's answer, so the labels do not depend on the number of threads.
+  which the threads claim one at a time from a shared counter, largest bound first (two threads
+  may search the same node, none is skipped, no thread searches one twice); each prunes with the
+  best record any thread has found so far (a valid bound whatever the timing), and the best of
+  the threads, ties by lowest index, is the serial search's answer, so the labels do not depend on the number of threads. The search for
+  the record farthest from x_r starts as soon as x_r is deleted, while the first thread finds the
+  k-1 records nearest x_r: their group can hold the farthest record only where distances tie,
+  and if it does the search runs again once the group is deleted.
 """
 
 from __future__ import annotations
@@ -47,6 +51,7 @@ _U = 2.0 ** -53  # unit roundoff
 _REL = 1e-10  # relative margin of the rotated-coordinate bounds
 _NRM = 2e-10  # margin per unit of squared norm
 PAR_MIN = 50_000  # two threads search while at least this many records remain (mdav_tree_kernel)
+PAD = 8  # one value per cache line
 FRONT = 32  # nodes of the frontier dealt to the threads
 
 
@@ -459,8 +464,8 @@ def _knn(tree, q, kk, stack, sbound):
 def _shared(own, parts):
     """The largest of ``own`` and the parts' values (the bound every part may prune with)."""
     lim = own
-    for u in range(parts.size):  # the other parts' values, read while they run
-        lim = max(lim, parts[u])
+    for u in range(parts.shape[0]):  # the other parts' values, read while they run
+        lim = max(lim, parts[u, 0])
     return lim
 
 
@@ -504,17 +509,37 @@ def _next_leaf(fb, nav, qy, qn, m, isc2, h, own, shared, stack, sbound, sp):
     return -1, 0, own
 
 
+@njit(cache=True, inline="always")
+def _claim(claim, last):
+    """The next root for a part whose last root was ``last``: read and advance the shared counter.
+    Two parts may take the same root, none is skipped (each write follows the read of the value it
+    advances, so every value below the counter has been read, its first reader searching it), and
+    a part never takes a root twice (a value at or below its last one, written late by the other
+    part, is read past)."""
+    j = claim[0]
+    claim[0] = j + 1
+    while j <= last:
+        j = claim[0]
+        claim[0] = j + 1
+    return j
+
+
 @njit(cache=True)
-def _far_part(tree, q, qy, qn, roots, rbound, order, t, nt, stack, sbound, best2, arg2):
-    """Part t of nt of the farthest-record search: depth first from the roots order[t::nt]
-    (``roots[order[j]]`` with upper bound ``rbound[order[j]]``). The part's best (computed
-    distance, then lowest index) goes to ``best2[t]``, ``arg2[t]``; a node is pruned only when its
-    bound is below a record some part has found, so the best of the parts is the answer."""
+def _far_part(tree, q, qy, qn, roots, rbound, order, t, claim, stack, sbound, best2, arg2):
+    """Part t of the farthest-record search: depth first from each root it claims
+    (:func:`_claim`: ``roots[order[j]]`` with upper bound ``rbound[order[j]]``). The part's best
+    (computed distance, then lowest index) goes to ``best2[t, 0]``, ``arg2[t, 0]``; a node is pruned
+    only when its bound is below a record some part has found, so the best of the parts is the
+    answer."""
     perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
     m = zp.shape[1]
-    best = best2[t]
-    arg = arg2[t]
-    for j in range(t, order.size, nt):
+    best = best2[t, 0]
+    arg = arg2[t, 0]
+    j = -1
+    while True:
+        j = _claim(claim, j)
+        if j >= order.size:
+            break
         stack[0] = roots[order[j]]
         sbound[0] = rbound[order[j]]
         sp = 1
@@ -530,17 +555,17 @@ def _far_part(tree, q, qy, qn, roots, rbound, order, t, nt, stack, sbound, best2
                 if d > best or (d == best and i < arg):
                     best = d
                     arg = i
-            best2[t] = best
-            arg2[t] = arg
+                    best2[t, 0] = best
+                    arg2[t, 0] = arg
 
 
 @njit(cache=True)
 def _best_part(best2, arg2):
     t = 0
-    for u in range(1, best2.size):
-        if best2[u] > best2[t] or (best2[u] == best2[t] and arg2[u] < arg2[t]):
+    for u in range(1, best2.shape[0]):
+        if best2[u, 0] > best2[t, 0] or (best2[u, 0] == best2[t, 0] and arg2[u, 0] < arg2[t, 0]):
             t = u
-    return arg2[t]
+    return arg2[t, 0]
 
 
 @njit(cache=True)
@@ -549,11 +574,11 @@ def _farthest(tree, q, stack, sbound):
     m = q.shape[0]
     qy = np.empty(m)
     qn = _rotate(q, tree[8], tree[9], qy)
-    best2 = np.full(1, -1.0)
-    arg2 = np.full(1, np.iinfo(np.int64).max)
-    _far_part(tree, q, qy, qn, np.zeros(1, np.int64), np.full(1, np.inf), np.zeros(1, np.int64), 0, 1,
-              stack, sbound, best2, arg2)
-    return arg2[0]
+    best2 = np.full((1, PAD), -1.0)
+    arg2 = np.full((1, PAD), np.iinfo(np.int64).max)
+    _far_part(tree, q, qy, qn, np.zeros(1, np.int64), np.full(1, np.inf), np.zeros(1, np.int64), 0,
+              np.zeros(1, np.int64), stack, sbound, best2, arg2)
+    return arg2[0, 0]
 
 
 @njit(cache=True)
@@ -586,19 +611,26 @@ def _frontier(tree, qy, qn, h, front, fbound):
 
 
 @njit(parallel=True, cache=True)
-def _farthest_par(tree, q, stacks, sbounds, front, fbound):
-    """:func:`_farthest` in two threads: the frontier of :func:`_frontier`, largest bound first,
-    dealt alternately to two parts that prune with each other's best (same answer)."""
+def _farthest_par(tree, q, kk, nbout, stacks, sbounds, front, fbound):
+    """:func:`_farthest` in threads: the frontier of :func:`_frontier`, largest bound first, whose
+    nodes the threads claim in turn (:func:`_claim`), each pruning with the others' best (same
+    answer). With kk > 0 the first thread first finds the kk records nearest q (:func:`_knn`, into
+    ``nbout``) and then joins the search."""
     m = q.shape[0]
     qy = np.empty(m)
     qn = _rotate(q, tree[8], tree[9], qy)
     nf = _frontier(tree, qy, qn, 0.0, front, fbound)
     order = np.argsort(-fbound[:nf])
     nt = stacks.shape[0]
-    best2 = np.full(nt, -1.0)
-    arg2 = np.full(nt, np.iinfo(np.int64).max)
+    best2 = np.full((nt, PAD), -1.0)
+    arg2 = np.full((nt, PAD), np.iinfo(np.int64).max)
+    claim = np.zeros(PAD, np.int64)
     for t in prange(nt):
-        _far_part(tree, q, qy, qn, front, fbound, order, t, nt, stacks[t], sbounds[t], best2, arg2)
+        if t == 0 and kk > 0:
+            nb = _knn(tree, q, kk, stacks[t], sbounds[t])
+            for j in range(kk):
+                nbout[j] = nb[j]
+        _far_part(tree, q, qy, qn, front, fbound, order, t, claim, stacks[t], sbounds[t], best2, arg2)
     return _best_part(best2, arg2)
 
 
@@ -673,16 +705,21 @@ def _upper_box(fb, node, qy, qn, m, isc2, h):
 
 
 @njit(cache=True)
-def _fc_part(tree, qlo, qhi, qy, qn, h, roots, rbound, order, t, nt, stack, sbound, bufp, bufu, bufl,
+def _fc_part(tree, qlo, qhi, qy, qn, h, roots, rbound, order, t, claim, stack, sbound, bufp, bufu, bufl,
              nb2, maxlow2):
-    """Part t of nt of the pass of :func:`_from_centroid` (roots as in :func:`_far_part`): every
+    """Part t of the pass of :func:`_from_centroid` (roots claimed as in :func:`_far_part`): every
     record whose largest computed distance over the box [qlo, qhi] reaches the largest smallest
-    one (maxlow) of all parts ends in this part's ``bufp[:nb2[t]]`` (with ``bufu``, ``bufl``)."""
+    one (maxlow) of all parts ends in this part's ``bufp[:nb2[t]]`` (with ``bufu``, ``bufl``; a
+    record may be in two parts, which the resolution does not mind)."""
     perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
     m = zp.shape[1]
-    maxlow = maxlow2[t]
+    maxlow = maxlow2[t, 0]
     nb = nb2[t]
-    for j in range(t, order.size, nt):
+    j = -1
+    while True:
+        j = _claim(claim, j)
+        if j >= order.size:
+            break
         stack[0] = roots[order[j]]
         sbound[0] = rbound[order[j]]
         sp = 1
@@ -715,7 +752,7 @@ def _fc_part(tree, qlo, qhi, qy, qn, h, roots, rbound, order, t, nt, stack, sbou
                 nb += 1
                 if lo > maxlow:
                     maxlow = lo
-                    maxlow2[t] = maxlow
+                    maxlow2[t, 0] = maxlow
     nb2[t] = nb
 
 
@@ -725,7 +762,7 @@ def _fc_resolve(z, tree, alive, act, nact, bufp, bufu, bufl, nb2, maxlow2):
     lower bound if every other candidate is a copy of its row (lowest index), else the exact
     centroid decides; (record, new nact, fallback used)."""
     perm, zp = tree[0], tree[1]
-    maxlow = maxlow2.max()
+    maxlow = maxlow2[:, 0].max()
     r = -1
     for t in range(nb2.size):
         w = 0
@@ -773,9 +810,9 @@ def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, 
     qy = np.empty(m)
     h, qn = _centroid_box(na, n, tree, sums, abs0, qlo, qhi, qy)
     nb2 = np.zeros(1, np.int64)
-    maxlow2 = np.full(1, -1.0)
-    _fc_part(tree, qlo, qhi, qy, qn, h, np.zeros(1, np.int64), np.full(1, np.inf), np.zeros(1, np.int64), 0, 1,
-             stack, sbound, bufp[0], bufu[0], bufl[0], nb2, maxlow2)
+    maxlow2 = np.full((1, PAD), -1.0)
+    _fc_part(tree, qlo, qhi, qy, qn, h, np.zeros(1, np.int64), np.full(1, np.inf), np.zeros(1, np.int64), 0,
+             np.zeros(1, np.int64), stack, sbound, bufp[0], bufu[0], bufl[0], nb2, maxlow2)
     return _fc_resolve(z, tree, alive, act, nact, bufp[:1], bufu[:1], bufl[:1], nb2, maxlow2)
 
 
@@ -792,9 +829,10 @@ def _from_centroid_par(na, n, z, tree, alive, sums, abs0, act, nact, stacks, sbo
     order = np.argsort(-fbound[:nf])
     nt = bufp.shape[0]
     nb2 = np.zeros(nt, np.int64)
-    maxlow2 = np.full(nt, -1.0)
+    maxlow2 = np.full((nt, PAD), -1.0)
+    claim = np.zeros(PAD, np.int64)
     for t in prange(nt):
-        _fc_part(tree, qlo, qhi, qy, qn, h, front, fbound, order, t, nt, stacks[t], sbounds[t], bufp[t], bufu[t],
+        _fc_part(tree, qlo, qhi, qy, qn, h, front, fbound, order, t, claim, stacks[t], sbounds[t], bufp[t], bufu[t],
                  bufl[t], nb2, maxlow2)
     return _fc_resolve(z, tree, alive, act, nact, bufp, bufu, bufl, nb2, maxlow2)
 
@@ -852,6 +890,7 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
     front = np.empty(FRONT, np.int64)
     fbound = np.empty(FRONT)
     labels = np.full(n, -1, np.int64)
+    nbout = np.empty(max(k - 1, 1), np.int64)
     na = n
     gid = 0
     nfb = 0
@@ -866,12 +905,21 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
             xr, nact, fb = _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, bufp,
                                           bufu, bufl)
         nfb += fb
-        _cluster(xr, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sbound)
-        gid += 1
-        na -= k
         if nt > 1 and na >= par_min:
-            xs = _farthest_par(tree, z[xr].copy(), stacks, sbounds, front, fbound)
+            _delete(xr, tree, pos, leaf_of, alive, sums)
+            xs = _farthest_par(tree, z[xr].copy(), k - 1, nbout, stacks, sbounds, front, fbound)
+            labels[xr] = gid
+            for j in range(k - 1):
+                labels[nbout[j]] = gid
+                _delete(nbout[j], tree, pos, leaf_of, alive, sums)
+            if not alive[xs]:  # the farthest record is one of the group's: search again
+                xs = _farthest_par(tree, z[xr].copy(), 0, nbout, stacks, sbounds, front, fbound)
+            gid += 1
+            na -= k
         else:
+            _cluster(xr, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sbound)
+            gid += 1
+            na -= k
             xs = _farthest(tree, z[xr].copy(), stack, sbound)
         _cluster(xs, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sbound)
         gid += 1

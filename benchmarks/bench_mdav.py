@@ -68,18 +68,18 @@ def child(task: str, n: int, m: int, labels_out: str | None) -> dict:
     x = make_data(n, m)
     rng = np.random.default_rng([SEED, n, m])
     if task in ("mdav-before", "mdav-after", "mdav-after-1-thread"):
-        if task == "mdav-before":
-            kern = _old_module()._mdav_tree_kernel
-        else:
-            import numba
+        import numba
 
-            from sdcrisk.masking import mdav_tree
+        from sdcrisk.masking import mdav_tree
 
-            # as mdav_tree_kernel runs it (threads from PAR_MIN records), or in one thread
-            nt = 1 if task == "mdav-after-1-thread" or n < mdav_tree.PAR_MIN else min(4, numba.get_num_threads())
+        mod = _old_module() if task == "mdav-before" else mdav_tree
+        # as mdav_tree_kernel runs it (threads from PAR_MIN records), or in one thread; a "before"
+        # kernel without threads (no PAR_MIN) takes no thread count
+        threaded = hasattr(mod, "PAR_MIN")
+        nt = 1 if task == "mdav-after-1-thread" or n < mdav_tree.PAR_MIN else min(4, numba.get_num_threads())
 
-            def kern(z, k):
-                return mdav_tree._mdav_tree_kernel(z, k, nt)
+        def kern(z, k):
+            return mod._mdav_tree_kernel(z, k, nt) if threaded else mod._mdav_tree_kernel(z, k)
         z = np.ascontiguousarray(standardise(x))
         kern(np.ascontiguousarray(z[:300]), 3)
         t0 = time.perf_counter()
@@ -200,8 +200,9 @@ def main():
            f"{tuple(round(v, 2) for v in load1)} at the end. "
            "Data: `bench_scaling.make_data` (correlated skewed columns, 2 decimals, seeded). Wall time of the one call "
            "after a warm-up (no compilation); peak = the child's VmHWM in MiB (inputs included). "
-           f"before = the tree kernel of commit {a.before}; after = the principal-axis tree kernel, its "
-           "farthest-record searches in numba's threads from mdav_tree.PAR_MIN records (as mask() runs it); "
+           f"before = the tree kernel of commit {a.before} (in threads as after where it has them); after = the "
+           "principal-axis tree kernel, its farthest-record searches in numba's threads from mdav_tree.PAR_MIN "
+           "records (as mask() runs it); "
            "after-1-thread = the same kernel in one thread.", "",
            "| task | n | m | wall s | peak MiB | note |", "|---|---:|---:|---:|---:|---|"]
     for r in rows:

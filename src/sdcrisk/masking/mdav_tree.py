@@ -1,8 +1,8 @@
 """Exact k-d tree MDAV: the labels of the brute-force kernel
 (:func:`sdcrisk.masking.microaggregation._mdav_kernel_brute`; Domingo-Ferrer & Torra 2005;
 Nin, Herranz & Torra 2008, Algorithm 1) bit for bit, ties included, with far fewer distance
-evaluations (benchmarks/results/mdav.md, 2 cores, k = 3: 100,000 x 10 in 5.3 s, 5.3 times faster
-than the first tree kernel; 1,000,000 x 10 in 218 s, 346 s in one thread).
+evaluations (benchmarks/results/mdav.md, 2 cores, k = 3: 100,000 x 10 in 4.9 s; 1,000,000 x 10 in
+184 s, against 232 s for the previous kernel in the same threads and 386 s in one thread).
 
 * The tree is built on the principal-component coordinates of the active records (a rotation of
   the centred data: distances unchanged), so that its boxes follow the shape of the data; it is

@@ -101,13 +101,13 @@ def solve(solver: str, path: Path) -> dict:
     t = time.perf_counter()
     note = ""
     if solver == "flow":
-        links = _flow_links(rows, cols, _units(gain), n, bypass=True)
+        links = _flow_links(rows, cols, [_units(gain)], n, bypass=True)
     elif solver == "row-full + certificate":  # what assign_max_weight does from DIRECT_MIN originals
         links = _row_full(rows, cols, units, n)
         note = f"row-full matching certified optimal ({time.perf_counter() - t:.2f} s)"
         if links is None:
             note = f"no certified row-full matching ({time.perf_counter() - t:.2f} s), then the flow"
-            links = _flow_links(rows, cols, _units(gain), n, bypass=True)
+            links = _flow_links(rows, cols, [_units(gain)], n, bypass=True)
     elif solver == "LSA (reduction)":
         e = rows.size
         lsa = linear_sum_assignment.SimpleLinearSumAssignment()

@@ -187,7 +187,7 @@ def test_below_direct_min_the_flow_alone_decides():
     rows, cols = np.nonzero(rng.random((n, n)) < 0.05)
     gain = rng.integers(1, 3, size=rows.size).astype(float)
     assert n < DIRECT_MIN
-    assert np.array_equal(assign_max_weight(rows, cols, gain, n), _flow_links(rows, cols, _units(gain), n, bypass=True))
+    assert np.array_equal(assign_max_weight(rows, cols, gain, n), _flow_links(rows, cols, [_units(gain)], n, bypass=True))
 
 
 def test_prl_is_one_to_one(small):

@@ -66,7 +66,7 @@ def _library_calls(group: str, x: np.ndarray, y: np.ndarray) -> None:
     """The group's kernels on the paths the attack registry does not take: the replication's own
     calls (candidate-set sizes, the annotated union, L-RL for MDAV), the brute-force reference
     kernels (``method="brute"``) the tests compare the k-d tree with, and the assignment's
-    certificate, which runs from ``DIRECT_MIN`` originals only."""
+    shortest augmenting paths, which run from ``PATHS_MIN`` originals only."""
     truth = np.arange(x.shape[0])
     known = np.arange(x.shape[1])
     if group == "tree":
@@ -101,10 +101,12 @@ def _library_calls(group: str, x: np.ndarray, y: np.ndarray) -> None:
         from .masking.microaggregation import mdav_groups
 
         mdav_groups(x[:, :2], 3, method="brute")
-    elif group == "prl":  # the certified row-full assignment, which files this small skip
+    elif group == "prl":  # shortest augmenting paths, which files this small skip; both index types
         from .linkage.assignment import assign_max_weight
 
-        assign_max_weight(np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([10.0, 1.0, 9.5]), 2, direct_min=0)
+        for index in (np.int32, np.int64):
+            assign_max_weight(np.array([0, 0, 1], dtype=index), np.array([0, 1, 0], dtype=index),
+                              np.array([10.0, 1.0, 9.5]), 2, paths_min=0)
 
 
 def compile_group(group: str) -> None:

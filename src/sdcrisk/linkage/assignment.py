@@ -29,10 +29,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from .. import progress
+from ..resources import check_memory
 from .base import index_type
 
 COST_RANGE = 10**9  # assign_min_cost: the largest edge cost becomes this many integer units
-DIRECT_MIN = 20_000  # originals from which assign_max_weight tries the row-full matching first
+PATHS_MIN = 20_000  # originals from which assign_max_weight solves by shortest augmenting paths
+PATHS_WORK = 5  # columns settled per edge and original before the flow takes over
+FLOW_BYTES_PER_ARC = 125  # the flow solver's peak per arc (OR-Tools 9.15, measured at 10^7 arcs)
+_PATHS_ROWS = 1 << 16  # originals placed between progress reports
 _SLICE = 1 << 20  # arcs whose flows are read at a time
 
 
@@ -63,11 +68,13 @@ def _min_cost_flow(arcs: list, supply, *, max_flow: bool = False) -> np.ndarray:
     return used
 
 
-def _flow_links(rows, cols, costs: np.ndarray, n: int, *, bypass: bool) -> np.ndarray:
-    """Solve the network on edges ``(rows, cols)`` with integer ``costs``; ``bypass`` adds an arc
-    original -> sink at cost 0 ("no link") and solves for minimum cost with every original
-    routed, otherwise the flow is the largest possible and of minimum cost among those. Node
-    numbers are 32-bit where they fit, the solver's own type, so that it copies nothing."""
+def _flow_links(rows, cols, costs: list, n: int, *, bypass: bool) -> np.ndarray:
+    """Solve the network on edges ``(rows, cols)`` with integer costs (``costs = [array]``, emptied
+    once copied into the network, so that the caller's array is freed before the solve);
+    ``bypass`` adds an arc original -> sink at cost 0 ("no link") and solves for minimum cost with
+    every original routed, otherwise the flow is the largest possible and of minimum cost among
+    those. Node numbers are 32-bit where they fit, the solver's own type, so that it copies
+    nothing."""
     rows, cols = np.asarray(rows), np.asarray(cols)
     ncol = int(cols.max()) + 1 if cols.size else 0
     src, snk = n + ncol, n + ncol + 1
@@ -77,7 +84,7 @@ def _flow_links(rows, cols, costs: np.ndarray, n: int, *, bypass: bool) -> np.nd
     heads = [np.arange(n), n + cols, np.full(ncol, snk)] + ([np.full(n, snk)] if bypass else [])
     tails, heads = np.concatenate(tails, dtype=node), np.concatenate(heads, dtype=node)
     arc_costs = np.zeros(tails.size, dtype=np.int64)
-    arc_costs[n:n + e] = costs
+    arc_costs[n:n + e] = costs.pop()
     supply = np.zeros(n + ncol + 2, dtype=np.int64)
     supply[src], supply[snk] = n, -n
     network = [tails, heads, arc_costs]  # the solver copies them, then frees them before it solves
@@ -89,102 +96,181 @@ def _flow_links(rows, cols, costs: np.ndarray, n: int, *, bypass: bool) -> np.nd
 
 
 def assign_max_weight(rows: np.ndarray, cols: np.ndarray, gain: np.ndarray, n: int, *,
-                      direct_min: int | None = DIRECT_MIN) -> np.ndarray:
+                      paths_min: int | None = PATHS_MIN, classes: np.ndarray | None = None) -> np.ndarray:
     """One-to-one assignment of n originals to masked records maximising the total ``gain``.
 
-    Edges ``(rows, cols)`` carry ``gain > 0``; every other pair has gain 0. Gains count in integer
-    units of 1e-6; an original left without a link is returned as -1. From ``direct_min``
-    originals (None: never) the certified row-full matching is tried first (module docstring);
-    where it is not tried or not certified, the minimum-cost flow, whose "no link" arc costs 0,
-    solves the problem. (scipy's LAPJVsp with a private "no link" column per original instead was
-    slower than the flow: 68 s against 5 s at 200,000 records.)
+    Edges ``(rows, cols)`` carry ``gain > 0`` (``classes``: edge k carries ``gain[classes[k]]``, so
+    that the caller holds no per-edge gains during the solve); every other pair has gain 0. Gains
+    count in integer units of 1e-6; an original left without a link is returned as -1. From
+    ``paths_min`` originals (None: never) shortest augmenting paths solve it
+    (:func:`_shortest_paths`), unless they exceed their work bound; otherwise the minimum-cost flow,
+    whose "no link" arc costs 0.
     """
-    costs = _units(gain)
-    if direct_min is not None and n >= direct_min and costs.size:
-        links = _row_full(rows, cols, -costs, n)
+    costs = _units(gain) if classes is None else _units(gain)[classes]
+    if paths_min is not None and n >= paths_min and costs.size:
+        links = _shortest_paths(rows, cols, costs, n)
         if links is not None:
             return links
+    check_memory(f"assignment: the minimum-cost flow on {costs.size:,} edges", FLOW_BYTES_PER_ARC * (costs.size + 3 * n))
+    costs = [costs]  # freed once the network holds its copy
     return _flow_links(rows, cols, costs, n, bypass=True)
 
 
-def _row_full(rows, cols, units, n: int):
-    """The maximum-weight matching of the originals that have edges, all of them linked
-    (scipy's LAPJVsp on costs ``K - units``: integers as floats, exact sums), if one exists and
-    :func:`_certified` proves it optimal when originals may stay unlinked; else None."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+def _shortest_paths(rows, cols, costs: np.ndarray, n: int):
+    """The assignment of :func:`assign_max_weight` (integer ``costs``: minus the gains) by
+    successive shortest augmenting paths, or None when they settle more than :data:`PATHS_WORK`
+    columns per edge and original (the caller then solves with the flow).
 
-    rows = np.asarray(rows, dtype=np.int64)
-    active = np.flatnonzero(np.bincount(rows, minlength=n))  # originals without edges stay unlinked
-    ny = int(np.max(cols)) + 1
-    if active.size > ny:
-        return None
-    top = float(units.max()) + 1.0
-    graph = csr_matrix((top - units, (np.searchsorted(active, rows), cols)), shape=(active.size, ny))
-    try:
-        r, c = min_weight_full_bipartite_matching(graph)
-    except ValueError:  # no matching links every original with an edge
-        return None
-    mate = np.empty(active.size, dtype=np.int64)
-    mate[r] = c
-    gains = np.rint(top - graph.data).astype(np.int64)  # the units again, in the graph's row order
-    if not _certified(graph.indptr, graph.indices, gains, mate, ny, 20 * rows.size + active.size):
-        return None
-    links = np.full(n, -1, dtype=np.int64)
-    links[active] = mate
-    return links
+    The originals enter one at a time; each is joined by a private "no link" column at cost 0, so
+    that every original can always be placed. :func:`_augment` is the augmentation step of
+    Jonker & Volgenant (1987, "A shortest augmenting path algorithm for dense and sparse linear
+    assignment problems", Computing 38) on the sparse graph: Dijkstra from the new original over
+    reduced costs ``c_ik - v_k`` (column prices ``v``; an assigned original's own column is its
+    cheapest), then new prices for the settled columns and the flip of the path. With integer
+    costs every step is exact, so the result is an optimum of the problem; among equal optima it
+    picks its own (the flow may pick another). Memory: the edges once more (sorted by original
+    where they are not) and about 90 bytes per original and masked record; the progress line
+    counts the originals placed."""
+    rows = np.asarray(rows)
+    if rows.size > 1 and np.any(rows[1:] < rows[:-1]):
+        order = np.argsort(rows, kind="stable")
+        rows, cols, costs = rows[order], np.asarray(cols)[order], costs[order]
+    cols = np.asarray(cols)
+    ny = int(cols.max()) + 1
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    m = ny + n  # columns: the masked records, then the "no link" column of each original
+    check_memory(f"assignment: shortest augmenting paths on {n:,} x {ny:,} records", 90.0 * m)
+    prices, owner = np.zeros(m, dtype=np.int64), np.full(m, -1, dtype=np.int64)
+    mate, own_cost = np.full(n, -1, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    work = (np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64), np.zeros(m, dtype=np.int64),
+            np.zeros(m, dtype=np.int8), np.empty(m, dtype=np.int64),
+            np.empty(2 * m + 2, dtype=np.int64), np.empty(2 * m + 2, dtype=np.int64))
+    budget = PATHS_WORK * (rows.size + n)
+    for i0 in range(0, n, _PATHS_ROWS):
+        i1 = min(n, i0 + _PATHS_ROWS)
+        budget = _augment(indptr, cols, costs, ny, i0, i1, budget, prices, owner, mate, own_cost, *work)
+        if budget < 0:
+            return None
+        progress.report(f"assignment: {i1:,} of {n:,} records placed")
+    return np.where(mate < ny, mate, -1)
 
 
 @njit(cache=True, nogil=True)
-def _certified(indptr, cols, units, mate, ny, max_pushes):
-    """Whether the matching ``mate`` (row -> column; row i's edges ``indptr[i]:indptr[i + 1]``,
-    integer gains ``units``), which links every row, has the maximum total gain among all
-    matchings, rows allowed to stay unmatched.
+def _augment(indptr, cols, cost, ny, i0, i1, budget, v, owner, mate, own_cost, dist, pred, pcost, state, touched,
+             heap_d, heap_c):
+    """Place originals ``i0 .. i1 - 1`` (:func:`_shortest_paths`); returns the work budget left
+    (negative: exceeded, the state is then abandoned). Column ``ny + i`` is original i's "no link"
+    column (cost 0, reachable from i alone). ``state``: 0 not reached, 1 reached, 2 settled;
+    ``heap_d, heap_c``: a binary heap of (distance, column) with stale entries skipped, rebuilt
+    from the reached columns when full."""
+    for i in range(i0, i1):
+        nt = 0
+        hs = 0
+        r = i
+        base = 0
+        end = -1
+        top = 0
+        while True:
+            # relax the options of original r, reached at distance base
+            for e in range(indptr[r], indptr[r + 1] + 1):
+                if e < indptr[r + 1]:
+                    k = cols[e]
+                    c = cost[e]
+                else:
+                    k = ny + r
+                    c = 0
+                if state[k] == 2:
+                    continue
+                d = base + c - v[k]
+                if state[k] == 0 or d < dist[k]:
+                    if state[k] == 0:
+                        state[k] = 1
+                        touched[nt] = k
+                        nt += 1
+                    dist[k] = d
+                    pred[k] = r
+                    pcost[k] = c
+                    if hs == heap_d.size:  # rebuild from the reached columns, one entry each
+                        hs = 0
+                        for t in range(nt):
+                            if state[touched[t]] == 1:
+                                hs = _heap_push(heap_d, heap_c, hs, dist[touched[t]], touched[t])
+                    else:
+                        hs = _heap_push(heap_d, heap_c, hs, d, k)
+            # settle the nearest reached column (the own "no link" column is always reached)
+            while True:
+                if hs == 0:  # cannot happen: the own "no link" column stays reached until settled
+                    return -1
+                d = heap_d[0]
+                k = heap_c[0]
+                hs = _heap_pop(heap_d, heap_c, hs)
+                if state[k] == 1 and d == dist[k]:
+                    break
+            state[k] = 2
+            budget -= 1
+            if budget < 0:
+                return budget
+            if owner[k] < 0:
+                end = k
+                top = d
+                break
+            r = owner[k]
+            base = d - (own_cost[r] - v[k])
+        for t in range(nt):  # new prices keep every assigned original's own column its cheapest
+            k = touched[t]
+            if state[k] == 2:
+                v[k] += dist[k] - top
+            state[k] = 0
+        k = end
+        while True:  # flip the path: each original on it takes the column it reached
+            r = pred[k]
+            prev = mate[r]
+            mate[r] = k
+            owner[k] = r
+            own_cost[r] = pcost[k]
+            if r == i:
+                break
+            k = prev
+    return budget
 
-    LP duality of bipartite matching (its LP has integral optima; e.g. Schrijver 2003,
-    Combinatorial Optimization, ch. 17): optimal iff there are ``u, v >= 0`` with
-    ``u_i + v_j >= g_ij`` on every edge, equality on the matching, and ``v_j = 0`` on unmatched
-    columns. With ``u_i = g_i,mate(i) - v_mate(i)`` this asks
-    for ``v >= 0`` with ``v_j >= v_mate(i) + g_ij - g_i,mate(i)`` on every edge (longest paths),
-    ``v_mate(i) <= g_i,mate(i)`` and ``v = 0`` on unmatched columns. The least such ``v`` is
-    computed from 0 by label correcting (a queue of rows whose matched column's ``v`` rose); any
-    larger ``v`` breaks the conditions no less. False when a condition fails, or after
-    ``max_pushes`` rescans (the caller then solves the problem otherwise)."""
-    n = indptr.size - 1
-    owner = np.full(ny, -1, np.int64)
-    own = np.full(n, -1, np.int64)
-    for i in range(n):
-        owner[mate[i]] = i
-        for e in range(indptr[i], indptr[i + 1]):
-            if cols[e] == mate[i]:
-                own[i] = units[e]
-        if own[i] < 0:
-            return False
-    v = np.zeros(ny, np.int64)
-    queue = np.arange(n)
-    queued = np.ones(n, np.bool_)
-    head, size, pushes = 0, n, 0
-    while size > 0:
-        i = queue[head]
-        head = (head + 1) % n
-        size -= 1
-        queued[i] = False
-        base = v[mate[i]] - own[i]
-        for e in range(indptr[i], indptr[i + 1]):
-            j = cols[e]
-            if base + units[e] > v[j]:
-                v[j] = base + units[e]
-                r = owner[j]
-                if r < 0 or v[j] > own[r]:
-                    return False
-                if not queued[r]:
-                    queued[r] = True
-                    queue[(head + size) % n] = r
-                    size += 1
-                    pushes += 1
-                    if pushes > max_pushes:
-                        return False
-    return True
+
+@njit(cache=True, nogil=True, inline="always")
+def _heap_push(hd, hc, hs, d, k):
+    j = hs
+    while j > 0:
+        p = (j - 1) >> 1
+        if hd[p] < d or (hd[p] == d and hc[p] < k):
+            break
+        hd[j] = hd[p]
+        hc[j] = hc[p]
+        j = p
+    hd[j] = d
+    hc[j] = k
+    return hs + 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _heap_pop(hd, hc, hs):
+    hs -= 1
+    d, k = hd[hs], hc[hs]
+    j = 0
+    while True:
+        child = 2 * j + 1
+        if child >= hs:
+            break
+        if child + 1 < hs and (hd[child + 1] < hd[child] or (hd[child + 1] == hd[child] and hc[child + 1] < hc[child])):
+            child += 1
+        if hd[child] < d or (hd[child] == d and hc[child] < k):
+            hd[j] = hd[child]
+            hc[j] = hc[child]
+            j = child
+        else:
+            break
+    if hs > 0:
+        hd[j] = d
+        hc[j] = k
+    return hs
 
 
 def assign_min_cost(rows: np.ndarray, cols: np.ndarray, cost: np.ndarray, n: int) -> np.ndarray:
@@ -197,6 +283,7 @@ def assign_min_cost(rows: np.ndarray, cols: np.ndarray, cost: np.ndarray, n: int
     cost = np.asarray(cost, dtype=np.float64)
     top = float(cost.max(initial=0.0))
     scaled = np.rint(cost * (COST_RANGE / top)).astype(np.int64) if top > 0 else np.zeros(cost.size, np.int64)
+    scaled = [scaled]  # freed once the network holds its copy
     return _flow_links(rows, cols, scaled, n, bypass=False)
 
 

@@ -50,11 +50,12 @@ Weights and assignment. A pattern's weight is ``sum_j log(m[j, l_j] / u[j, l_j])
 scalar sums, rounded to 1e-6, as :mod:`.probabilistic` does, so the links are the same on every
 CPU). The one-to-one assignment maximises the total gain ``w - w_else`` (``w_else``: the weight of
 the all-"else" pattern, the background) over the candidate pairs with positive gain
-(:func:`.assignment.assign_max_weight`, a minimum-cost flow); an original with no such candidate,
+(:func:`.assignment.assign_max_weight`: shortest augmenting paths from 20,000 originals, else a
+minimum-cost flow); an original with no such candidate,
 or whose candidates all went to others, stays unlinked (-1). Ties are broken at random: the masked
 records are permuted by ``rng`` (None: a Generator seeded with 0) before the assignment.
 
-Memory: the candidate pairs and the flow network are estimated before allocation and refused
+Memory: the candidate pairs and the assignment are estimated before allocation and refused
 above the limit (:func:`sdcrisk.resources.check_memory`).
 """
 
@@ -78,12 +79,15 @@ from .probabilistic import ConvergenceWarning, _in_threads, _threads
 LEVELS = (0.1, 1.0, 5.0, 20.0)  # rank bands, percent of n
 NEIGHBOURS = 10
 APPROX = 0.5  # k-d tree search stops as scipy's cKDTree eps: each k-th neighbour within (1 + APPROX) of the true one
-# Peak memory (measured at 10^6 x 10, 10 neighbours, resident-set peak of each step): the flow on
-# the kept pairs, about 90 bytes per arc inside the solver and 50 beside it per pair, on top of
-# 30 bytes per record and attribute still held; or the rank and neighbour steps, 65 per record and
-# attribute, where that is more.
-_BYTES_PER_PAIR = 160
+# Peak memory (resident-set peak of each step, measured at 10^6 x 10 with 10 neighbours, 928 MB
+# above the loaded files): the pattern step, about 35 bytes per candidate pair (their records,
+# codes and pattern numbers) on top of 30 per record and attribute still held (ranks), counted as
+# 50 and 30; or the rank and neighbour steps, 65 per record and attribute (measured 37), where that
+# is more. The assignment then holds 20 bytes per kept pair beside its own estimate
+# (:func:`.assignment.assign_max_weight`).
+_BYTES_PER_PAIR, _BYTES_PER_EDGE = 50, 20
 _BYTES_PER_VALUE, _BYTES_PER_VALUE_SEARCH = 30, 65
+_CHUNK = 1 << 22  # pairs looked up at a time
 
 
 @njit(cache=True, nogil=True)
@@ -358,8 +362,9 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     _, nb = tree.knn(zx, neighbours, approx=approx)
     del tree, zx, zy
     lap("neighbours")
-    rows = np.repeat(np.arange(n, dtype=np.int64), neighbours)
-    cols = nb.ravel()  # in permuted numbering
+    index = index_type(max(n, ny))
+    rows = np.repeat(np.arange(n, dtype=index), neighbours)
+    cols = nb.astype(index).ravel()  # in permuted numbering
     del nb
     same = bx[rows] == by[perm[cols]]
     if not same.all():
@@ -375,12 +380,15 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
         _pair_codes(rows[idx], cols[idx], xa, yp, ra, r2yp, cat, thr, nlev, out)
         codes[idx] = out
     _in_threads(code_part, np.arange(rows.size))
-    del yp, r2yp, xa, ra  # each array is freed once no later step needs it: the flow's peak comes last
+    del yp, r2yp, xa, ra  # each array is freed once no later step needs it
 
     # EM on the distinct patterns of the candidates + exact margins of the other pairs
-    pats, inv, freq = np.unique(codes, return_inverse=True, return_counts=True)
-    inv = inv.ravel()
+    pats = np.unique(codes)
+    inv = np.empty(codes.size, dtype=index_type(pats.size))  # np.unique's inverse, without its sort of the pairs
+    for s in range(0, codes.size, _CHUNK):
+        inv[s:s + _CHUNK] = np.searchsorted(pats, codes[s:s + _CHUNK])
     del codes
+    freq = np.bincount(inv, minlength=pats.size)
     g = decode(pats, c, nlev)
     cand_margin = np.zeros((c, nlev))
     for j in range(c):
@@ -410,15 +418,11 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     w_else = float(np.round(_pattern_weights(np.full((1, c), nlev - 1, dtype=np.int64), m, u)[0], 6))
     gain_pat = w_pat - w_else
     keep = gain_pat[inv] > 0
-    index = index_type(max(n, ny, pats.size))
-    erows, ecols, epat = (a[keep].astype(index) for a in (rows, cols, inv))
+    erows, ecols, epat = (rows, cols, inv) if keep.all() else (a[keep] for a in (rows, cols, inv))
     del rows, cols, inv, keep
     check_memory(f"PRL-graded: assignment on {erows.size:,} candidate pairs",
-                 _BYTES_PER_PAIR * erows.size + _BYTES_PER_VALUE * values)
-    # the flow alone: on the candidate graphs of PRL-graded no matching linked every original with a
-    # candidate (both 100,000 x 10 files of benchmarks/results/assignment.md), and finding that out
-    # cost 1.4 s of a 2 s flow
-    links_perm = (assign_max_weight(erows, ecols, gain_pat[epat], n, direct_min=None) if erows.size
+                 _BYTES_PER_EDGE * erows.size + _BYTES_PER_VALUE * values)
+    links_perm = (assign_max_weight(erows, ecols, gain_pat, n, classes=epat) if erows.size
                   else np.full(n, -1, dtype=np.int64))
     lap("assignment")
     links = np.where(links_perm >= 0, perm[np.maximum(links_perm, 0)], -1)

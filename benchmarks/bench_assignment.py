@@ -20,10 +20,11 @@ solves each with:
 * ``LAPJVsp (direct)``: the same on the n x n' candidate graph alone. Not a solver of the
   problem (it links every original, and refuses where they cannot all be linked); its total is
   compared with the flow's;
-* ``row-full + certificate``: what :func:`~sdcrisk.linkage.assignment.assign_max_weight` does from
-  ``DIRECT_MIN`` originals: the direct matching of the originals that have edges, kept where the
-  dual certificate proves it optimal, else the flow (the note says which, and the time of the
-  first step).
+* ``shortest paths``: what :func:`~sdcrisk.linkage.assignment.assign_max_weight` does from
+  ``PATHS_MIN`` originals: successive shortest augmenting paths, one original at a time, each with
+  a private "no link" column (the flow where they exceed their work bound; the note says so).
+  The certified row-full matching it replaced (November 26) has rows of its own in
+  ``assignment.md``, kept from that run.
 
 Each solver runs in a child process with ``--timeout``; the totals of the integer gains (1e-6
 units) are compared with the flow's. The solvers choose differently among equal-weight optima,
@@ -49,7 +50,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_scaling import machine, make_data, masked_input  # noqa: E402
 
-SOLVERS = ("flow", "LSA (reduction)", "LAPJVsp (rectangular)", "LAPJVsp (direct)", "row-full + certificate")
+SOLVERS = ("flow", "shortest paths", "LSA (reduction)", "LAPJVsp (rectangular)", "LAPJVsp (direct)")
 FIELDS = ["network", "n", "edges", "distinct_gains", "solver", "seconds", "total_gain", "linked", "note"]
 
 
@@ -71,7 +72,8 @@ def networks(n: int, m: int, folder: Path) -> list[tuple[str, Path]]:
                                      ("PRL-graded", graded, lambda: graded.prl_graded(x, y))):
             path = folder / f"{attack.replace(' ', '_')}_{label}.pkl"
 
-            def capture(rows, cols, gain, n_rows, path=path, **_):
+            def capture(rows, cols, gain, n_rows, path=path, classes=None, **_):
+                gain = gain if classes is None else gain[classes]
                 with open(path, "wb") as f:
                     pickle.dump((rows, cols, gain, n_rows), f, protocol=4)
                 raise Captured
@@ -95,18 +97,18 @@ def solve(solver: str, path: Path) -> dict:
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
-    from sdcrisk.linkage.assignment import _flow_links, _row_full, _units, assign_max_weight
+    from sdcrisk.linkage.assignment import _flow_links, _shortest_paths, _units, assign_max_weight
 
-    assign_max_weight(np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([2.0, 1.0, 1.0]), 2, direct_min=0)  # compiled
+    assign_max_weight(np.array([0, 0, 1], dtype=rows.dtype), np.array([0, 1, 0], dtype=cols.dtype),
+                      np.array([2.0, 1.0, 1.0]), 2, paths_min=0)  # compiled
     t = time.perf_counter()
     note = ""
     if solver == "flow":
         links = _flow_links(rows, cols, [_units(gain)], n, bypass=True)
-    elif solver == "row-full + certificate":  # what assign_max_weight does from DIRECT_MIN originals
-        links = _row_full(rows, cols, units, n)
-        note = f"row-full matching certified optimal ({time.perf_counter() - t:.2f} s)"
+    elif solver == "shortest paths":  # what assign_max_weight does from PATHS_MIN originals
+        links = _shortest_paths(rows, cols, _units(gain), n)
         if links is None:
-            note = f"no certified row-full matching ({time.perf_counter() - t:.2f} s), then the flow"
+            note = f"work bound reached ({time.perf_counter() - t:.2f} s), then the flow"
             links = _flow_links(rows, cols, [_units(gain)], n, bypass=True)
     elif solver == "LSA (reduction)":
         e = rows.size
@@ -178,9 +180,9 @@ def main(argv=None) -> None:
                 "same total as the flow" if r["total_gain"] == flow[r["network"]] else "total differs from the flow's")
     args.out.mkdir(parents=True, exist_ok=True)
     size = f"{args.n} x {args.m}"
-    if (args.out / "assignment.csv").is_file():  # keep the rows of other sizes
+    if (args.out / "assignment.csv").is_file():  # keep the rows of other sizes, and of solvers no longer run
         with open(args.out / "assignment.csv", newline="") as f:
-            rows = [r for r in csv.DictReader(f) if r["n"] != size] + rows
+            rows = [r for r in csv.DictReader(f) if r["n"] != size or r["solver"] not in SOLVERS] + rows
     with open(args.out / "assignment.csv", "w", newline="") as f:
         w = csv.DictWriter(f, FIELDS)
         w.writeheader()

@@ -141,3 +141,25 @@ def test_registered_attack():
     y = mask("rankswap", x, np.random.default_rng(3), p=5)
     res = run_attack("PRL-graded", x, y, np.arange(3), 2, np.random.Generator(np.random.PCG64(0)))
     assert res.links.shape == (300,)
+
+
+def test_shortest_paths_reach_the_flows_total_weight(monkeypatch):
+    """From PATHS_MIN originals the assignment runs by shortest augmenting paths: the same total
+    weight as the flow's on one rank-swapped file (links may differ among equal-weight optima)."""
+    from sdcrisk.linkage import assignment
+
+    x = synthetic(assignment.PATHS_MIN, 4, seed=3)
+    y = mask("rankswap", x, np.random.default_rng(2), p=5)
+    paths = prl_graded(x, y, neighbours=4)
+    monkeypatch.setattr(assignment, "PATHS_MIN", x.shape[0] + 1)
+    flow = prl_graded(x, y, neighbours=4)
+    w_else = flow.score[flow.links < 0].max(initial=paths.score[paths.links < 0].max(initial=0.0))
+
+    def total(res):
+        linked = res.links >= 0
+        assert np.unique(res.links[linked]).size == linked.sum()
+        return np.rint((res.score[linked] - w_else) * 1e6).sum()
+
+    assert (paths.links < 0).any() or (flow.links < 0).any()  # w_else is read off an unlinked record
+    assert total(paths) == total(flow)
+    assert np.mean(paths.links == flow.links) > 0.99

@@ -10,7 +10,8 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import linear_sum_assignment
 
-from sdcrisk.linkage.assignment import DIRECT_MIN, _flow_links, _row_full, _units
+from sdcrisk.linkage import assignment
+from sdcrisk.linkage.assignment import PATHS_MIN, _flow_links, _units
 from sdcrisk.resources import MemoryLimitError
 
 from sdcrisk.linkage.probabilistic import (
@@ -154,39 +155,53 @@ def _total(rows, cols, gain, links) -> float:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(1, 9), st.integers(0, 4), st.floats(0.15, 0.9), st.sampled_from([2, 4, 1000]),
+@given(st.integers(1, 12), st.integers(-3, 4), st.floats(0.1, 0.9), st.sampled_from([2, 4, 1000]),
        st.integers(0, 2**32 - 1))
-def test_row_full_first_reaches_the_flow_optimum(n, extra, density, levels, seed):
-    """The row-full matching with its certificate (assign_max_weight from DIRECT_MIN originals) and
-    the flow reach the same total gain, on few distinct gains (ties) and where leaving originals
-    unlinked is optimal; a certified matching is optimal (never a smaller total)."""
+def test_shortest_paths_reach_the_flow_optimum(n, extra, density, levels, seed):
+    """Shortest augmenting paths (assign_max_weight from PATHS_MIN originals) and the flow reach the
+    same total gain, on few distinct gains (ties), with fewer or more masked records than
+    originals, originals without edges and where leaving originals unlinked is optimal; edges in
+    any order."""
     rng = np.random.default_rng(seed)
-    edges = rng.random((n, n + extra)) < density
+    edges = rng.random((n, max(1, n + extra))) < density
     rows, cols = np.nonzero(edges)
     assume(rows.size > 0)
     gain = rng.integers(1, levels, size=rows.size) / 1e3 + 1e-3
-    flow = assign_max_weight(rows, cols, gain, n, direct_min=n + 1)
-    first = assign_max_weight(rows, cols, gain, n, direct_min=0)
-    assert _total(rows, cols, gain, first) == pytest.approx(_total(rows, cols, gain, flow), abs=1e-9)
+    flow = assign_max_weight(rows, cols, gain, n, paths_min=n + 1)
+    paths = assign_max_weight(rows, cols, gain, n, paths_min=0)
+    assert _total(rows, cols, gain, paths) == pytest.approx(_total(rows, cols, gain, flow), abs=1e-9)
+    shuffled = rng.permutation(rows.size)
+    again = assign_max_weight(rows[shuffled], cols[shuffled], gain[shuffled], n, paths_min=0)
+    assert _total(rows, cols, gain, again) == pytest.approx(_total(rows, cols, gain, flow), abs=1e-9)
 
 
-def test_a_row_full_matching_that_is_not_optimal_is_not_certified():
-    """Original 0 gains 10 with masked 0 or 1 with masked 1, original 1 gains 1 with masked 0: the
-    matching that links both (total 2) loses to linking original 0 alone (10)."""
-    rows, cols, gain = np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([10.0, 1.0, 1.0])
-    assert _row_full(rows, cols, np.rint(gain * 1e6).astype(np.int64), 2) is None
-    assert assign_max_weight(rows, cols, gain, 2, direct_min=0).tolist() == [0, -1]
-    both = np.array([10.0, 1.0, 9.5])  # now linking both (10.5) is optimal and certified
-    assert _row_full(rows, cols, np.rint(both * 1e6).astype(np.int64), 2).tolist() == [1, 0]
+def test_shortest_paths_leave_an_original_unlinked_where_that_gains_more():
+    """Original 0 gains 10 with masked 0 or 1 with masked 1, original 1 gains 1 with masked 0:
+    linking both (total 2) loses to linking original 0 alone (10); with 9.5 for original 1, linking
+    both (10.5) wins."""
+    rows, cols = np.array([0, 0, 1]), np.array([0, 1, 0])
+    assert assign_max_weight(rows, cols, np.array([10.0, 1.0, 1.0]), 2, paths_min=0).tolist() == [0, -1]
+    assert assign_max_weight(rows, cols, np.array([10.0, 1.0, 9.5]), 2, paths_min=0).tolist() == [1, 0]
 
 
-def test_below_direct_min_the_flow_alone_decides():
-    """Files under DIRECT_MIN originals (the replication's) keep the flow's choice among ties."""
+def test_shortest_paths_hand_over_to_the_flow_beyond_their_work_bound(monkeypatch):
+    """With no work allowed, the paths give up and the flow's links are returned unchanged."""
+    rng = np.random.default_rng(5)
+    n = 300
+    rows, cols = np.nonzero(rng.random((n, n)) < 0.03)
+    gain = rng.integers(1, 4, size=rows.size).astype(float)
+    monkeypatch.setattr(assignment, "PATHS_WORK", 0)
+    assert np.array_equal(assign_max_weight(rows, cols, gain, n, paths_min=0),
+                          _flow_links(rows, cols, [_units(gain)], n, bypass=True))
+
+
+def test_below_paths_min_the_flow_alone_decides():
+    """Files under PATHS_MIN originals (the replication's) keep the flow's choice among ties."""
     rng = np.random.default_rng(4)
     n = 200
     rows, cols = np.nonzero(rng.random((n, n)) < 0.05)
     gain = rng.integers(1, 3, size=rows.size).astype(float)
-    assert n < DIRECT_MIN
+    assert n < PATHS_MIN
     assert np.array_equal(assign_max_weight(rows, cols, gain, n), _flow_links(rows, cols, [_units(gain)], n, bypass=True))
 
 

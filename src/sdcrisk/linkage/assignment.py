@@ -1,5 +1,5 @@
-"""One-to-one assignments of original to masked records, solved exactly: minimum-cost flows, and a
-certified row-full matching where one exists.
+"""One-to-one assignments of original to masked records, solved exactly: minimum-cost flows, and
+shortest augmenting paths for probabilistic linkage's large files.
 
 The bipartite network is source -> original (capacity 1) -> masked along the candidate edges ->
 sink (capacity 1), solved by OR-Tools' cost-scaling push-relabel minimum-cost flow, which needs
@@ -8,20 +8,21 @@ weight and may leave records unlinked (:func:`assign_max_weight`, or on blocks o
 share one gain, :func:`assign_max_weight_blocks`); global distance-based linkage makes as many
 links as the edges allow at minimum total distance (:func:`assign_min_cost`).
 
-Row-full first (:func:`assign_max_weight` from :data:`DIRECT_MIN` originals). On the near-tied
-weights of probabilistic linkage the flow's time depends on the file far more than on its size
-(PRL's networks at 100,000 x 10, rank swapping p = 5: 2-3 s on one masked file, 16-20 s on
-another), while scipy's LAPJVsp (``min_weight_full_bipartite_matching``) on the candidate graph
-alone took 0.3 and 0.6-0.8 s, 0.45 and 1.0 s with the certificate below
-(``benchmarks/results/assignment.md``). That graph's solver links *every* original, which the
-problem does not require (an original may stay unlinked), so its matching is kept only when a
-certificate proves it optimal for the problem (:func:`_certified`, LP duality); otherwise, and
-where no matching links every original with a candidate, the flow solves it (PRL-graded calls
-the flow alone: its candidate graphs had no such matching). Both give a maximum
-total weight; among equal-weight optima each picks its own, as any two solvers do (the masked
-records were permuted at random before, so neither choice favours the true links). Below
-:data:`DIRECT_MIN` originals the flow alone runs, so that the links of the replication's files
-(at most 4,092 records) stay those of the flow.
+Shortest augmenting paths (:func:`assign_max_weight` from :data:`PATHS_MIN` originals). The
+flow's time depends on the file far more than on its size on the near-tied weights of
+probabilistic linkage, and it holds about 125 bytes per arc (PRL-graded at 10^7 records: 1.3 x
+10^8 arcs, 16 GB). Successive shortest augmenting paths (:func:`_shortest_paths`) place one
+original at a time and mostly stop at its best free candidate; on PRL-graded's network at
+1,000,000 x 10 (10^7 edges) they took 4.5 s where the flow took 36 s, at 100,000 records 0.34 s
+against 2 s, with the same total weight, in about 20 bytes per edge and 90 per record
+(``benchmarks/results/assignment.md``). scipy's LAPJVsp cannot leave an original unlinked, and
+with a private "no link" column per original it was slower than the flow (68 s against 5 s at
+200,000 records); a certified row-full matching (used before, November 2026) had no certificate
+on PRL-graded's networks. Among equal-weight optima each solver picks its own, as any two
+solvers do (the masked records were permuted at random before, so neither choice favours the
+true links). Below :data:`PATHS_MIN` originals the flow alone runs, so that the links of the
+replication's files (at most 4,092 records) stay those of the flow; beyond a work bound
+(:data:`PATHS_WORK`) the paths hand over to the flow.
 """
 
 from __future__ import annotations
@@ -149,7 +150,7 @@ def _shortest_paths(rows, cols, costs: np.ndarray, n: int):
     budget = PATHS_WORK * (rows.size + n)
     for i0 in range(0, n, _PATHS_ROWS):
         i1 = min(n, i0 + _PATHS_ROWS)
-        budget = _augment(indptr, cols, costs, ny, i0, i1, budget, prices, owner, mate, own_cost, *work)
+        budget = _augment(indptr, cols, costs, ny, i0, i1, budget, prices, owner, mate, own_cost, *work, True)
         if budget < 0:
             return None
         progress.report(f"assignment: {i1:,} of {n:,} records placed")
@@ -158,10 +159,11 @@ def _shortest_paths(rows, cols, costs: np.ndarray, n: int):
 
 @njit(cache=True, nogil=True)
 def _augment(indptr, cols, cost, ny, i0, i1, budget, v, owner, mate, own_cost, dist, pred, pcost, state, touched,
-             heap_d, heap_c):
+             heap_d, heap_c, optional):
     """Place originals ``i0 .. i1 - 1`` (:func:`_shortest_paths`); returns the work budget left
-    (negative: exceeded, the state is then abandoned). Column ``ny + i`` is original i's "no link"
-    column (cost 0, reachable from i alone). ``state``: 0 not reached, 1 reached, 2 settled;
+    (negative: exceeded, or an original that cannot be placed; the state is then abandoned).
+    ``optional``: column ``ny + i`` is original i's "no link" column (cost 0, reachable from i
+    alone); else every original must be linked. ``state``: 0 not reached, 1 reached, 2 settled;
     ``heap_d, heap_c``: a binary heap of (distance, column) with stale entries skipped, rebuilt
     from the reached columns when full."""
     for i in range(i0, i1):
@@ -173,7 +175,7 @@ def _augment(indptr, cols, cost, ny, i0, i1, budget, v, owner, mate, own_cost, d
         top = 0
         while True:
             # relax the options of original r, reached at distance base
-            for e in range(indptr[r], indptr[r + 1] + 1):
+            for e in range(indptr[r], indptr[r + 1] + optional):
                 if e < indptr[r + 1]:
                     k = cols[e]
                     c = cost[e]
@@ -200,7 +202,7 @@ def _augment(indptr, cols, cost, ny, i0, i1, budget, v, owner, mate, own_cost, d
                         hs = _heap_push(heap_d, heap_c, hs, d, k)
             # settle the nearest reached column (the own "no link" column is always reached)
             while True:
-                if hs == 0:  # cannot happen: the own "no link" column stays reached until settled
+                if hs == 0:  # no free column reachable (never with "no link" columns)
                     return -1
                 d = heap_d[0]
                 k = heap_c[0]

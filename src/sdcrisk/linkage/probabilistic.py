@@ -73,7 +73,7 @@ weights are rounded to 1e-6 before the assignment, so that PRL gives the same li
 machine.
 
 The assignment is solved sparsely (:func:`assign_max_weight`: a minimum-cost flow, or from
-20,000 originals a row-full matching where a certificate proves it optimal): only
+20,000 originals shortest augmenting paths, exact as well): only
 candidate pairs whose weight exceeds the all-disagree weight ``w_0`` are edges (gain
 ``w - w_0``), and every original record may instead take a zero-gain "no link" arc; records
 that do are returned unlinked (``-1``). This equals the dense assignment over all pairs whenever

@@ -10,8 +10,8 @@ links as the edges allow at minimum total distance (:func:`assign_min_cost`).
 
 Shortest augmenting paths (:func:`assign_max_weight` from :data:`PATHS_MIN` originals). The
 flow's time depends on the file far more than on its size on the near-tied weights of
-probabilistic linkage, and it holds about 125 bytes per arc (PRL-graded at 10^7 records: 1.3 x
-10^8 arcs, 16 GB). Successive shortest augmenting paths (:func:`_shortest_paths`) place one
+probabilistic linkage, and it holds about 90 bytes per arc beside the edge arrays (PRL-graded at
+10^7 records: 1.3 x 10^8 arcs, over 11 GB). Successive shortest augmenting paths (:func:`_shortest_paths`) place one
 original at a time and mostly stop at its best free candidate; on PRL-graded's network at
 1,000,000 x 10 (10^7 edges) they took 4.5 s where the flow took 36 s, at 100,000 records 0.34 s
 against 2 s, with the same total weight, in about 20 bytes per edge and 90 per record
@@ -37,7 +37,7 @@ from .base import index_type
 COST_RANGE = 10**9  # assign_min_cost: the largest edge cost becomes this many integer units
 PATHS_MIN = 20_000  # originals from which assign_max_weight solves by shortest augmenting paths
 PATHS_WORK = 5  # columns settled per edge and original before the flow takes over
-FLOW_BYTES_PER_ARC = 125  # the flow solver's peak per arc (OR-Tools 9.15, measured at 10^7 arcs)
+FLOW_BYTES_PER_ARC = 100  # the flow's peak per arc beside the edge arrays (OR-Tools 9.15: 88 measured at 1.3 x 10^7 arcs)
 _PATHS_ROWS = 1 << 16  # originals placed between progress reports
 _SLICE = 1 << 20  # arcs whose flows are read at a time
 

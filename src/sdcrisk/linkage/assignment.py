@@ -161,7 +161,7 @@ def _shortest_paths(rows, cols, costs: np.ndarray, n: int):
     budget = PATHS_WORK * (rows.size + n)
     for i0 in range(0, n, _PATHS_ROWS):
         i1 = min(n, i0 + _PATHS_ROWS)
-        budget = _augment(indptr, cols, costs, ny, order[i0:i1], budget, prices, owner, mate, own_cost, *work, True)
+        budget = _augment(indptr, cols, costs, ny, order[i0:i1], budget, prices, owner, mate, own_cost, *work)
         if budget < 0:
             return None
         progress.report(f"assignment: {i1:,} of {n:,} records placed")
@@ -170,11 +170,10 @@ def _shortest_paths(rows, cols, costs: np.ndarray, n: int):
 
 @njit(cache=True, nogil=True)
 def _augment(indptr, cols, cost, ny, originals, budget, v, owner, mate, own_cost, dist, pred, pcost, state, touched,
-             heap_d, heap_c, optional):
+             heap_d, heap_c):
     """Place ``originals``, in that order (:func:`_shortest_paths`); returns the work budget left
-    (negative: exceeded, or an original that cannot be placed; the state is then abandoned).
-    ``optional``: column ``ny + i`` is original i's "no link" column (cost 0, reachable from i
-    alone); else every original must be linked. ``state``: 0 not reached, 1 reached, 2 settled;
+    (negative: exceeded; the state is then abandoned). Column ``ny + i`` is original i's "no link"
+    column (cost 0, reachable from i alone). ``state``: 0 not reached, 1 reached, 2 settled;
     ``heap_d, heap_c``: a binary heap of (distance, column) with stale entries skipped, rebuilt
     from the reached columns when full."""
     for i in originals:
@@ -186,7 +185,7 @@ def _augment(indptr, cols, cost, ny, originals, budget, v, owner, mate, own_cost
         top = 0
         while True:
             # relax the options of original r, reached at distance base
-            for e in range(indptr[r], indptr[r + 1] + optional):
+            for e in range(indptr[r], indptr[r + 1] + 1):
                 if e < indptr[r + 1]:
                     k = cols[e]
                     c = cost[e]
@@ -213,8 +212,6 @@ def _augment(indptr, cols, cost, ny, originals, budget, v, owner, mate, own_cost
                         hs = _heap_push(heap_d, heap_c, hs, d, k)
             # settle the nearest reached column (the own "no link" column is always reached)
             while True:
-                if hs == 0:  # no free column reachable (never with "no link" columns)
-                    return -1
                 d = heap_d[0]
                 k = heap_c[0]
                 hs = _heap_pop(heap_d, heap_c, hs)

@@ -173,3 +173,38 @@ def test_two_threads_when_the_farthest_record_is_in_the_nearest_group(k):
     assert np.array_equal(_mdav_tree_kernel(z, k, 2, 0)[0], _mdav_kernel_brute(z, k))
     x = np.ascontiguousarray(np.vstack([z, z + 1.0]))
     assert np.array_equal(_mdav_tree_kernel(x, k, 2, 0)[0], _mdav_kernel_brute(x, k))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 6), st.integers(0, 2 ** 32 - 1), st.integers(20, 400), st.floats(0.0, 3.0),
+       st.floats(0.0, 0.5), st.integers(0, 3))
+def test_centroid_pass_keeps_every_record_a_full_scan_keeps(m, seed, n, shift, width, decimals):
+    """The pass over the records in decreasing distance from a reference point (``_fc_pass``)
+    stops early, yet keeps every record whose largest distance over the box reaches the largest
+    smallest distance, as a scan of all active records does; the box's centre away from the
+    reference point (``shift``), boxes of any width, deleted records, tied values."""
+    from sdcrisk.masking import mdav_tree as T
+
+    rng = np.random.default_rng(seed)
+    z = np.ascontiguousarray(np.round(np.exp(rng.normal(size=(n, m))), decimals))
+    pos, leaf_of = np.empty(n, np.int64), np.empty(n, np.int64)
+    tree = T._make_tree(z, np.arange(n), T.LEAF, pos, leaf_of)
+    perm, zp, yp, alive_p = tree[0], tree[1], tree[2], tree[4]
+    alive_p[rng.random(n) < 0.3] = False
+    cref = yp[alive_p].mean(axis=0) if alive_p.any() else np.zeros(m)
+    fo, frho, fst, fnum = np.empty(n, np.int64), np.empty(n), np.zeros(3, np.int64), np.zeros(1)
+    fst[0] = T._far_order(tree, cref, fo, frho, fnum)
+    centre = z.mean(axis=0) + shift * rng.normal(size=m) * z.std(axis=0)
+    half = width * z.std(axis=0) * rng.random(m)
+    qlo, qhi, qy = centre - half, centre + half, np.empty(m)
+    qn = T._rotate(centre, tree[8], tree[9], qy)
+    h = np.sqrt(np.sum(half ** 2)) * (1 + 1e-9)
+    bufp, bufu, bufl = np.empty(n, np.int64), np.empty(n), np.empty(n)
+    nb, maxlow = T._fc_pass(tree, qlo, qhi, qy, qn, h, fo, frho, cref, fst, fnum, bufp, bufu, bufl)
+    active = np.flatnonzero(alive_p)
+    lo = np.array([T._box_dists(zp, p, qlo, qhi)[0] for p in active])
+    up = np.array([T._box_dists(zp, p, qlo, qhi)[1] for p in active])
+    assert maxlow == (lo.max() if active.size else -1.0)
+    expected = set(active[up >= maxlow].tolist())
+    assert expected <= {p for p, u in zip(bufp[:nb].tolist(), bufu[:nb].tolist()) if u >= maxlow}
+    assert fst[2] <= active.size + int((~alive_p).sum())  # records read since the order was made

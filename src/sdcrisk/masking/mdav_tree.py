@@ -2,7 +2,7 @@
 (:func:`sdcrisk.masking.microaggregation._mdav_kernel_brute`; Domingo-Ferrer & Torra 2005;
 Nin, Herranz & Torra 2008, Algorithm 1) bit for bit, ties included, with far fewer distance
 evaluations (benchmarks/results/mdav.md, 2 cores, k = 3: 100,000 x 10 in 4.9 s; 1,000,000 x 10 in
-184 s, against 232 s for the previous kernel in the same threads and 386 s in one thread).
+138 s, against 166 s with the centroid query as a tree search, back to back).
 
 * The tree is built on the principal-component coordinates of the active records (a rotation of
   the centred data: distances unchanged), so that its boxes follow the shape of the data; it is
@@ -29,7 +29,7 @@ evaluations (benchmarks/results/mdav.md, 2 cores, k = 3: 100,000 x 10 in 4.9 s; 
   the active records in decreasing distance from a reference point (the centroid when that order
   was made) and stops at the first whose distance plus the reference's distance from the box
   cannot reach the best smallest one: the centroid moves little from step to step, so it reads
-  about 60 records (100,000 x 10). The order is made again with each new tree and whenever more
+  about 63 records per step (100,000 x 10). The order is made again with each new tree and whenever more
   records have been read since it was made than remain (54 times at 100,000 records).
 * While at least PAR_MIN records remain, the search for the record farthest from x_r runs in
   numba's threads: the tree is expanded from the root, largest bound first, into FRONT nodes,

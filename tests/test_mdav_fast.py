@@ -189,7 +189,7 @@ def test_centroid_pass_keeps_every_record_a_full_scan_keeps(m, seed, n, shift, w
     z = np.ascontiguousarray(np.round(np.exp(rng.normal(size=(n, m))), decimals))
     pos, leaf_of = np.empty(n, np.int64), np.empty(n, np.int64)
     tree = T._make_tree(z, np.arange(n), T.LEAF, pos, leaf_of)
-    perm, zp, yp, alive_p = tree[0], tree[1], tree[2], tree[4]
+    zp, yp, alive_p = tree[1], tree[2], tree[4]
     alive_p[rng.random(n) < 0.3] = False
     cref = yp[alive_p].mean(axis=0) if alive_p.any() else np.zeros(m)
     fo, frho, fst, fnum = np.empty(n, np.int64), np.empty(n), np.zeros(3, np.int64), np.zeros(1)

@@ -1,8 +1,8 @@
 """Exact k-d tree MDAV: the labels of the brute-force kernel
 (:func:`sdcrisk.masking.microaggregation._mdav_kernel_brute`; Domingo-Ferrer & Torra 2005;
 Nin, Herranz & Torra 2008, Algorithm 1) bit for bit, ties included, with far fewer distance
-evaluations (benchmarks/results/mdav.md, 2 cores, k = 3: 100,000 x 10 in 4.9 s; 1,000,000 x 10 in
-138 s, against 166 s with the centroid query as a tree search, back to back).
+evaluations (benchmarks/results/mdav.md, 2 cores, k = 3: 100,000 x 10 in 4.1-4.2 s; 1,000,000 x 10
+in 140-164 s on a machine whose timings drifted by that much between runs of one kernel).
 
 * The tree is built on the principal-component coordinates of the active records (a rotation of
   the centred data: distances unchanged), so that its boxes follow the shape of the data; it is
@@ -50,7 +50,7 @@ from numba import njit, prange
 
 from ..resources import check_memory
 
-LEAF = 4
+LEAF = 16
 REBUILD = 0.5  # rebuild once the active records fall below this fraction of the last build
 _U = 2.0 ** -53  # unit roundoff
 _REL = 1e-10  # relative margin of the rotated-coordinate bounds
@@ -248,6 +248,13 @@ def _rotate(q, g, V, qy):
 
 
 @njit(cache=True, inline="always")
+def _widen(u, big, qn, isc2):
+    """A bound u of a squared distance in the scaled rotated coordinates (squared norms up to big
+    and qn) widened by the margins of the rotation's rounding errors and scaled back."""
+    return (u * (1.0 + _REL) + _NRM * (big + qn)) * isc2 + 1e-300
+
+
+@njit(cache=True, inline="always")
 def _upper(fb, node, qy, qn, m, isc2):
     """Upper bound of the computed distance of any active record of the node to the point whose
     (scaled) rotated coordinates are qy (|qy|^2 = qn): the "norm + linear" bound
@@ -258,8 +265,7 @@ def _upper(fb, node, qy, qn, m, isc2):
         q = qy[t]
         lin += (fb[node, 1 + t] if q >= 0.0 else fb[node, 1 + m + t]) * q
     big = np.float64(fb[node, 0])
-    u = big + qn - 2.0 * lin
-    return (u * (1.0 + _REL) + _NRM * (big + qn)) * isc2 + 1e-300
+    return _widen(big + qn - 2.0 * lin, big, qn, isc2)
 
 
 @njit(cache=True, inline="always")
@@ -724,7 +730,7 @@ def _box_dists(zp, p, qlo, qhi):
 def _far_order(tree, cref, fo, frho, fnum):
     """The active records' positions by decreasing distance from ``cref`` (rotated coordinates):
     ``fo``, the distances ``frho``; ``fnum[0]``: their largest squared norm. Returns their count."""
-    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
+    yp, nr, alive_p = tree[2], tree[3], tree[4]
     m = yp.shape[1]
     w = 0
     big = 0.0
@@ -751,8 +757,8 @@ def _fc_pass(tree, qlo, qhi, qy, qn, h, fo, frho, cref, fst, fnum, bufp, bufu, b
     largest smallest one (maxlow): into ``bufp[:nb]`` (with ``bufu``, ``bufl``); returns (nb,
     maxlow). The records are read in decreasing distance from ``cref`` (:func:`_far_order`;
     ``fst``: their count, the first that may be active, the records read since the order was
-    made) up to the first whose bound, that distance plus |qy - cref| widened as :func:`_upper`
-    widens its bound and then by h, is below maxlow: no record after it can reach maxlow."""
+    made) up to the first whose bound, that distance plus |qy - cref| widened by :func:`_widen`
+    and then by h, is below maxlow: no record after it can reach maxlow."""
     perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
     m = zp.shape[1]
     dl = 0.0
@@ -760,7 +766,6 @@ def _fc_pass(tree, qlo, qhi, qy, qn, h, fo, frho, cref, fst, fnum, bufp, bufu, b
         e = qy[t] - cref[t]
         dl += e * e
     dl = np.sqrt(dl)
-    margin = _NRM * (fnum[0] + qn)
     nfo = fst[0]
     head = fst[1]
     while head < nfo and not alive_p[fo[head]]:
@@ -771,7 +776,7 @@ def _fc_pass(tree, qlo, qhi, qy, qn, h, fo, frho, cref, fst, fnum, bufp, bufu, b
     j = head
     while j < nfo:
         r = (frho[j] + dl) * (1.0 + 1e-12)
-        u = np.sqrt((r * r * (1.0 + _REL) + margin) * isc2) + h
+        u = np.sqrt(_widen(r * r, fnum[0], qn, isc2)) + h
         if u * u * (1.0 + 1e-12) + 1e-300 < maxlow:
             break
         p = fo[j]

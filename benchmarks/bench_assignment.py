@@ -105,12 +105,12 @@ def solve(solver: str, path: Path) -> dict:
     t = time.perf_counter()
     note = ""
     if solver == "flow":
-        links = _flow_links(rows, cols, [_units(gain)], n, bypass=True)
+        links = _flow_links(rows, cols, [_units(gain)], n)
     elif solver == "shortest paths":  # what assign_max_weight does from PATHS_MIN originals
         links = _shortest_paths(rows, cols, _units(gain), n)
         if links is None:
             note = f"work bound reached ({time.perf_counter() - t:.2f} s), then the flow"
-            links = _flow_links(rows, cols, [_units(gain)], n, bypass=True)
+            links = _flow_links(rows, cols, [_units(gain)], n)
     elif solver == "LSA (reduction)":
         e = rows.size
         lsa = linear_sum_assignment.SimpleLinearSumAssignment()

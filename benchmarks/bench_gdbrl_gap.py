@@ -6,7 +6,7 @@ sharing one factor, rounded to 2 decimals), masked by rank swapping p = 5 ("rank
 k = 3 on one block of all attributes ("MDAV k=3": every record ties with its group). All attributes
 known; the masked file in a random order (the order ``sdcrisk.assess`` uses), the same order for both
 solvers. Exact: scipy's ``linear_sum_assignment`` on the dense matrix (2 x 8 n^2 bytes: 3.2 GB at
-2 x 10^4, run alone). Sparse: 10 nearest candidates (eps 0.5), minimum-cost flow, completion.
+2 x 10^4, run alone). Sparse: 10 nearest candidates (eps 0.5), priced assignment, completion.
 
     python benchmarks/bench_gdbrl_gap.py --part gap --sizes 10000 20000
     python benchmarks/bench_gdbrl_gap.py --part completion --sizes 100000

@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 
 from sdcrisk.linkage import dbrl, gdbrl
-from sdcrisk.linkage.assignment import assign_min_cost
+from functools import partial
+
+from scipy.optimize import linear_sum_assignment
+
+from sdcrisk.linkage import global_distance
+from sdcrisk.linkage.assignment import assign_max_weight
 from sdcrisk.linkage.distance import standardise
 from sdcrisk.resources import MemoryLimitError
 
@@ -63,10 +68,39 @@ def test_links_are_one_to_one_unlike_dbrl():
     assert np.unique(dbrl(x, y).links).size < 400  # nearest neighbours collide on noisy data
 
 
-def test_min_cost_assignment_keeps_as_many_links_as_possible():
-    # original 0 can take masked 0 or 1, original 1 only masked 0: both must be linked
-    links = assign_min_cost(np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([0.0, 5.0, 1.0]), 2)
-    assert links.tolist() == [1, 0]
+@pytest.mark.parametrize("paths", [False, True])
+def test_priced_assignment_is_the_optimum_of_the_priced_problem(monkeypatch, paths):
+    # brute force: scipy's dense solver on every original's candidates at distance - price, its own
+    # "no link" column at 0 and every other pair forbidden; the flow (paths False) and the
+    # shortest augmenting paths must reach the same total gain, up to the integer units
+    if paths:
+        monkeypatch.setattr(global_distance, "assign_max_weight", partial(assign_max_weight, paths_min=1))
+    x, y = _files(60, noise=1.0, seed=4)
+    xs, ys = standardise(x, y)
+    k = 4
+    links, price = global_distance.priced_links(xs, ys, k, 0.0, "euclidean")
+    d = np.sqrt(((xs[:, None, :] - ys[None, :, :]) ** 2).sum(axis=2))
+    cand = np.argsort(d, axis=1, kind="stable")[:, :k]
+    assert price == pytest.approx(np.median(np.take_along_axis(d, cand, axis=1)[:, -1]))
+    big = 1e6
+    c = np.full((60, 60 + 60), big)
+    rows = np.repeat(np.arange(60), k)
+    c[rows, cand.ravel()] = np.minimum(d[rows, cand.ravel()] - price, 0.0)
+    c[np.arange(60), 60 + np.arange(60)] = 0.0
+    r, col = linear_sum_assignment(c)
+    best = -c[r, col].sum()
+    linked = np.flatnonzero(links >= 0)
+    assert np.unique(links[linked]).size == linked.size
+    assert all(links[i] in cand[i] for i in linked)  # only candidate edges
+    assert (price - d[linked, links[linked]]).sum() == pytest.approx(best, abs=60 * price * 1e-8)
+    assert 0 < linked.size < 60  # the price leaves some unlinked here, and links most
+
+
+def test_price_is_the_median_kth_distance_or_above_every_edge():
+    dist = np.array([[0.1, 0.5], [0.2, 0.9], [0.3, 0.7]])
+    assert global_distance.link_price(dist, 10) == pytest.approx(0.7)
+    assert global_distance.link_price(dist, 2) > 0.9  # every masked record a candidate
+    assert global_distance.link_price(np.full((3, 2), 0.4), 10) > 0.4  # no edge below the median
 
 
 def test_bad_arguments_are_named(monkeypatch):

@@ -192,7 +192,7 @@ def test_shortest_paths_hand_over_to_the_flow_beyond_their_work_bound(monkeypatc
     gain = rng.integers(1, 4, size=rows.size).astype(float)
     monkeypatch.setattr(assignment, "PATHS_WORK", 0)
     assert np.array_equal(assign_max_weight(rows, cols, gain, n, paths_min=0),
-                          _flow_links(rows, cols, [_units(gain)], n, bypass=True))
+                          _flow_links(rows, cols, [_units(gain)], n))
 
 
 def test_below_paths_min_the_flow_alone_decides():
@@ -202,7 +202,7 @@ def test_below_paths_min_the_flow_alone_decides():
     rows, cols = np.nonzero(rng.random((n, n)) < 0.05)
     gain = rng.integers(1, 3, size=rows.size).astype(float)
     assert n < PATHS_MIN
-    assert np.array_equal(assign_max_weight(rows, cols, gain, n), _flow_links(rows, cols, [_units(gain)], n, bypass=True))
+    assert np.array_equal(assign_max_weight(rows, cols, gain, n), _flow_links(rows, cols, [_units(gain)], n))
 
 
 def test_prl_is_one_to_one(small):

@@ -215,10 +215,10 @@ def test_bad_truth_and_bad_credit_are_refused():
             checked_links(LinkResult(links=np.arange(3), credit=credit), "toy", 3, 3)
 
 
-def test_sparse_gdbrl_is_marked_as_a_lower_bound():
+def test_sparse_gdbrl_is_marked_as_approximate():
     x, y = _files("rounded")
-    assert gdbrl(x, y, known=KNOWN, method="sparse").info["lower_bound"] is True
-    assert "lower_bound" not in gdbrl(x, y, known=KNOWN, method="exact").info
+    assert gdbrl(x, y, known=KNOWN, method="sparse").info["approximate"] is True
+    assert "approximate" not in gdbrl(x, y, known=KNOWN, method="exact").info
 
 
 def test_gdbrl_without_identical_records_draws_once():

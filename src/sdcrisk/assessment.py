@@ -473,7 +473,7 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
             failed = sum(i.get("converged") is False for i in out.info)
             info = {**info, "converged": not failed, "unconverged_blocks": (failed, len(out.info)),
                     "tied_records": sum(i.get("tied_records", 0) for i in out.info),
-                    "lower_bound": any(i.get("lower_bound", False) for i in out.info)}
+                    "approximate": any(i.get("approximate", False) for i in out.info)}
             notes.insert(0, f"within {blocks['blocks']} blocks of equal {', '.join(keys)}")
             return _finish(row, name, info, out.credit, out.draws, out.guessed, n, notes, prl_candidates, t0)
         res = attack(xm, ym, truth)
@@ -508,8 +508,8 @@ def _finish(row, name, info, credit, draws, guessed, n, notes, prl_candidates, t
         notes.append(f"EM did not converge in {failed} of the {attacked} blocks attacked; their weights may be unreliable")
     elif info.get("converged") is False:
         notes.append(f"EM did not converge in {info.get('iterations')} iterations; the weights may be unreliable")
-    if info.get("lower_bound"):
-        notes.append("approximate assignment: a lower bound (docs/assess.md, Ties)")
+    if info.get("approximate"):
+        notes.append("approximate assignment on nearest candidates (docs/assess.md, Ties)")
     elif info.get("solver") == "sparse":
         notes.append(f"sparse assignment on {info['candidates']} nearest candidates")
     if info.get("truncated"):

@@ -68,7 +68,7 @@ HEARTBEAT = 10.0  # seconds between progress lines of a running attack
 # (rank swapping p = 5, 2 cores, two attacks at a time; benchmarks/results/assess_scale.md): the
 # order in which the attacks are handed out (longest first) and, interpolated on log-log axes, the
 # progress estimate.
-EXPECTED_SECONDS = {"PRL": (3.1, 126.2), "GDBRL": (7.8, 132.6), "PRL-graded": (4.73, 65.6),
+EXPECTED_SECONDS = {"PRL": (3.1, 126.2), "GDBRL": (4.3, 86.3), "PRL-graded": (4.73, 65.6),
                     "L-RL(MA)": (2.7, 61.3), "RS-RL(p<=20%)": (2.5, 65.7), "DBRL": (1.7, 43.3),
                     "RBRL-Sum": (2.1, 58.2), "RBRL-Max": (0.93, 17.0)}
 _SIZES = (100_000, 1_000_000)
@@ -79,10 +79,11 @@ _SIZES = (100_000, 1_000_000)
 # tree grouped duplicate rows by a hash (PRL-graded 3543 -> 2202 MiB, GDBRL 2509 -> 2089, RS-RL
 # 1946 -> 1485); the values of three rounds before came within 10 % of DBRL's and RBRL-Max's
 # peaks at 10^7 records. PRL-graded's, remeasured after its assignment left the flow for shortest
-# augmenting paths (November 27): 2202 -> 1423 MiB. Two attacks run at a time only while their sum
-# stays within the memory limit.
+# augmenting paths (November 27): 2202 -> 1423 MiB; GDBRL's after its priced assignment left the
+# flow for them too (November 27, later): 2017 -> 1116 MiB. Two attacks run at a time only while
+# their sum stays within the memory limit.
 _WORKER_BASE = 300 * 2**20
-PEAK_BYTES_PER_RECORD = {"PRL": 2917.0, "PRL-graded": 1178.0, "GDBRL": 1876.0, "L-RL(MA)": 1350.0,
+PEAK_BYTES_PER_RECORD = {"PRL": 2917.0, "PRL-graded": 1178.0, "GDBRL": 856.0, "L-RL(MA)": 1350.0,
                          "RS-RL(p<=20%)": 1243.0, "RBRL-Sum": 952.0, "RBRL-Max": 952.0, "DBRL": 931.0}
 _ARRAYS = ("x", "y", "cx", "cy")
 _LIVE: set["AttackWorkers"] = set()  # running pools, for abort()

@@ -5,8 +5,8 @@ The bipartite network is source -> original (capacity 1) -> masked along the can
 sink (capacity 1), solved by OR-Tools' cost-scaling push-relabel minimum-cost flow, which needs
 integer costs (the scaling is stated per function). Probabilistic linkage maximises the total
 weight and may leave records unlinked (:func:`assign_max_weight`, or on blocks of pairs that
-share one gain, :func:`assign_max_weight_blocks`); global distance-based linkage makes as many
-links as the edges allow at minimum total distance (:func:`assign_min_cost`).
+share one gain, :func:`assign_max_weight_blocks`); so does global distance-based linkage's sparse
+solver, whose gain is a price minus the distance (:mod:`.global_distance`).
 
 Shortest augmenting paths (:func:`assign_max_weight` from :data:`PATHS_MIN` originals). The
 flow's time depends on the file far more than on its size on the near-tied weights of
@@ -34,7 +34,6 @@ from .. import progress
 from ..resources import check_memory
 from .base import index_type
 
-COST_RANGE = 10**9  # assign_min_cost: the largest edge cost becomes this many integer units
 PATHS_MIN = 20_000  # originals from which assign_max_weight solves by shortest augmenting paths
 PATHS_WORK = 5  # columns settled per edge and original before the flow takes over
 FLOW_BYTES_PER_ARC = 100  # the flow's peak per arc beside the edge arrays (OR-Tools 9.15: 88 measured at 1.3 x 10^7 arcs)
@@ -42,13 +41,13 @@ _PATHS_ROWS = 1 << 16  # originals placed between progress reports
 _SLICE = 1 << 20  # arcs whose flows are read at a time
 
 
-def _min_cost_flow(arcs: list, supply, *, max_flow: bool = False) -> np.ndarray:
+def _min_cost_flow(arcs: list, supply) -> np.ndarray:
     """Unit-capacity arcs ``tails -> heads`` with integer ``costs`` (``arcs = [tails, heads,
     costs]``, emptied once the solver holds its copy, so that the caller's arrays are freed before
-    the solve) and node ``supply``; whether each arc carries flow in an optimal solution
-    (``max_flow``: the largest flow, of minimum cost among those). The solver numbers the arcs
-    0, 1, ... in the order given; their flows are read in slices, so that neither the arc numbers
-    nor the flows are held whole (4 and 8 bytes per arc beside the solver)."""
+    the solve) and node ``supply``; whether each arc carries flow in an optimal solution. The
+    solver numbers the arcs 0, 1, ... in the order given; their flows are read in slices, so that
+    neither the arc numbers nor the flows are held whole (4 and 8 bytes per arc beside the
+    solver)."""
     from ortools.graph.python import min_cost_flow
 
     flow = min_cost_flow.SimpleMinCostFlow()
@@ -60,7 +59,7 @@ def _min_cost_flow(arcs: list, supply, *, max_flow: bool = False) -> np.ndarray:
         raise RuntimeError("assignment: the solver numbered the arcs other than 0, 1, ...")
     del tails, heads, costs, numbers
     flow.set_nodes_supplies(np.arange(supply.size), supply)
-    status = flow.solve_max_flow_with_min_cost() if max_flow else flow.solve()
+    status = flow.solve()
     if status != flow.OPTIMAL:
         raise RuntimeError(f"assignment: the minimum-cost flow ended with status {status}")
     used = np.empty(m, dtype=np.bool_)
@@ -69,20 +68,18 @@ def _min_cost_flow(arcs: list, supply, *, max_flow: bool = False) -> np.ndarray:
     return used
 
 
-def _flow_links(rows, cols, costs: list, n: int, *, bypass: bool) -> np.ndarray:
+def _flow_links(rows, cols, costs: list, n: int) -> np.ndarray:
     """Solve the network on edges ``(rows, cols)`` with integer costs (``costs = [array]``, emptied
-    once copied into the network, so that the caller's array is freed before the solve);
-    ``bypass`` adds an arc original -> sink at cost 0 ("no link") and solves for minimum cost with
-    every original routed, otherwise the flow is the largest possible and of minimum cost among
-    those. Node numbers are 32-bit where they fit, the solver's own type, so that it copies
-    nothing."""
+    once copied into the network, so that the caller's array is freed before the solve) and an arc
+    original -> sink at cost 0 ("no link"), for minimum cost with every original routed. Node
+    numbers are 32-bit where they fit, the solver's own type, so that it copies nothing."""
     rows, cols = np.asarray(rows), np.asarray(cols)
     ncol = int(cols.max()) + 1 if cols.size else 0
     src, snk = n + ncol, n + ncol + 1
     e = rows.size
     node = index_type(snk)
-    tails = [np.full(n, src), rows, n + np.arange(ncol)] + ([np.arange(n)] if bypass else [])
-    heads = [np.arange(n), n + cols, np.full(ncol, snk)] + ([np.full(n, snk)] if bypass else [])
+    tails = [np.full(n, src), rows, n + np.arange(ncol), np.arange(n)]
+    heads = [np.arange(n), n + cols, np.full(ncol, snk), np.full(n, snk)]
     tails, heads = np.concatenate(tails, dtype=node), np.concatenate(heads, dtype=node)
     arc_costs = np.zeros(tails.size, dtype=np.int64)
     arc_costs[n:n + e] = costs.pop()
@@ -90,7 +87,7 @@ def _flow_links(rows, cols, costs: list, n: int, *, bypass: bool) -> np.ndarray:
     supply[src], supply[snk] = n, -n
     network = [tails, heads, arc_costs]  # the solver copies them, then frees them before it solves
     del tails, heads, arc_costs
-    used = np.flatnonzero(_min_cost_flow(network, supply, max_flow=not bypass)[n:n + e])
+    used = np.flatnonzero(_min_cost_flow(network, supply)[n:n + e])
     links = np.full(n, -1, dtype=np.int64)
     links[rows[used]] = cols[used]
     return links
@@ -114,7 +111,7 @@ def assign_max_weight(rows: np.ndarray, cols: np.ndarray, gain: np.ndarray, n: i
             return links
     check_memory(f"assignment: the minimum-cost flow on {costs.size:,} edges", FLOW_BYTES_PER_ARC * (costs.size + 3 * n))
     costs = [costs]  # freed once the network holds its copy
-    return _flow_links(rows, cols, costs, n, bypass=True)
+    return _flow_links(rows, cols, costs, n)
 
 
 def _shortest_paths(rows, cols, costs: np.ndarray, n: int):
@@ -281,20 +278,6 @@ def _heap_pop(hd, hc, hs):
         hd[j] = d
         hc[j] = k
     return hs
-
-
-def assign_min_cost(rows: np.ndarray, cols: np.ndarray, cost: np.ndarray, n: int) -> np.ndarray:
-    """Maximum-cardinality one-to-one assignment along the edges ``(rows, cols)`` with minimum
-    total ``cost`` (>= 0) among those; originals left without a partner get -1.
-
-    Costs are scaled so that the largest becomes :data:`COST_RANGE` integer units and rounded:
-    optimal up to that rounding (1e-9 of the largest edge cost per link).
-    """
-    cost = np.asarray(cost, dtype=np.float64)
-    top = float(cost.max(initial=0.0))
-    scaled = np.rint(cost * (COST_RANGE / top)).astype(np.int64) if top > 0 else np.zeros(cost.size, np.int64)
-    scaled = [scaled]  # freed once the network holds its copy
-    return _flow_links(rows, cols, scaled, n, bypass=False)
 
 
 def _units(gain) -> np.ndarray:

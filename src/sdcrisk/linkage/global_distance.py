@@ -16,24 +16,32 @@ solver's choice among equally short assignments depends on the orientation. ``me
 ``candidates`` nearest masked records (the k-d tree of :mod:`.neighbours`, :meth:`KDTree.knn`; with
 ``approx=eps`` the k-th candidate lies within (1 + eps) times the distance of the true k-th nearest,
 as scipy's ``cKDTree.query(eps=)``, which made scipy's search 3x faster at 100,000 records for
-0.23 pp fewer correct links, see ``docs/benchmarks.md``) and solves
-the assignment on that graph as a minimum-cost flow (:func:`.assignment.assign_min_cost`): as
-many links as the graph allows, then minimum total distance. The originals the graph cannot
-match (``info["unmatched"]``, typically a few per thousand) are then assigned to the masked
-records left over, again by minimum total distance. The result is a complete one-to-one
-assignment; it equals the exact optimum whenever that optimum uses only candidate edges and no
-record was left over (measured against the exact solver in ``tests/test_global_distance.py``
-and ``docs/benchmarks.md``). ``"auto"`` takes the exact solver up to :data:`EXACT_MAX` records.
+0.23 pp fewer correct links, see ``docs/benchmarks.md``), solves a priced assignment on that graph
+(:func:`priced_links`, below) and then assigns the originals it left unlinked to the masked
+records left over, again by minimum total distance (:func:`_complete`: dense up to
+:data:`COMPLETE_EXACT_MAX` of them, else the same sparse solver on them). The result is a complete
+one-to-one assignment; with every masked record a candidate it is the exact optimum (tested). ``"auto"`` takes the exact solver up to :data:`EXACT_MAX` records.
 
-The sparse solver is not exact: maximising the number of links on the candidate graph first forces
-some costly candidate edges, and the optimum may use edges outside the graph. Measured against
-scipy's exact solver on synthetic files (``benchmarks/bench_gdbrl_gap.py``,
-``benchmarks/results/gdbrl_gap.md``, 10^4 and 2 x 10^4 records) its total distance with 10
-candidates was 3.8 % above the optimum on rank-swapped files and 0.9-1.0 % on MDAV k = 3 files, and
-it linked 2.9-3.3 points fewer records correctly on the former (0.1-1.1 on the latter); more
-candidates narrow the gap (40: 0.9 % and under 0.05 %, 1.2-1.3 and 0.2 points) without closing it.
-Its result therefore carries ``info["lower_bound"] = True``: the exact optimum would likely link
-more records than it reports.
+Price. An original whose true partner in the optimum lies outside its candidates cannot be
+linked well on the graph; forcing it onto a candidate anyway displaces others. The sparse solver
+therefore lets every original stay unlinked at a *price* P and maximises the total of
+``P - distance`` over the links it makes (an assignment problem with a "no link" column per
+original: :func:`.assignment.assign_max_weight`, shortest augmenting paths from 20,000 originals,
+a minimum-cost flow below; integer gains in units of P / 10^9). An original with no candidate
+nearer than P stays unlinked, and one whose candidate is taken links elsewhere only if that costs
+less than P. P is the median over the originals of their k-th candidate's distance
+(:func:`link_price`), the typical cost of a link the graph does not hold; where every masked record
+is a candidate, or no edge would be cheaper, P exceeds every edge and the solver makes as many
+links as the graph allows at minimum total distance. The choice of the median was measured on the
+synthetic files of ``benchmarks/bench_gdbrl_gap.py`` against scipy's exact solver
+(``benchmarks/results/gdbrl_gap.md``, section "Priced assignment"): at 10^4 records (where it was
+chosen, against 1.5, 2, 3 and 5 times the median, and prices per original) the total distance came
+within 0.15 % of the optimum on rank-swapped files and 0.4 % on MDAV k = 3 files, with 0.2 points
+more correct links and 0.2 points more respectively; at 2 x 10^4 (not used for the choice) within
+1.4 % and 0.5 %, with 0.14 more and 0.1 fewer. The solver used before, which made as many links as
+the graph allows first, came within 3.8 % and 0.9 % and linked 2.9-3.3 points fewer records
+correctly on the rank-swapped files. The solver is still not exact: its result carries
+``info["approximate"] = True`` and the report says so.
 
 Ties (``truth=``): several one-to-one assignments can share the minimum total distance (identical
 masked records, as after microaggregation), and which one a solver returns depends on the record
@@ -47,7 +55,7 @@ real distances). This estimates the expected credit when ties are broken at rand
 exactly: a solver's choice on a random order need not be uniform over the optimal assignments, and
 counting them is #P-hard). Each draw costs one solve: at 10,000 records 2-3 s with the exact
 solver on an MDAV k = 3 file (ten draws, 29 s), 13-21 s on a rank-swapped one (no identical
-records: one draw); the sparse solver 0.2-2 s at 10,000-20,000 records and 10 s at 100,000.
+records: one draw); the sparse solver 0.2-0.5 s at 10,000-20,000 records and 2-3 s at 100,000.
 """
 
 from __future__ import annotations
@@ -56,7 +64,7 @@ import numpy as np
 
 from ..resources import check_memory
 from ..validation import check_int, check_real
-from .assignment import assign_min_cost
+from .assignment import assign_max_weight
 from .base import LinkResult, check_truth, index_type, prepare
 from .distance import _prepared
 from .neighbours import KDTree
@@ -67,6 +75,7 @@ EXACT_MAX = 10_000  # "auto": dense assignment up to this many records (an 800 M
 COMPLETE_EXACT_MAX = 2_000  # completion of the sparse solver: dense assignment up to this many records
 CANDIDATES = 10
 APPROX = 0.5  # sparse solver: candidates within (1 + APPROX) of the k-th nearest distance
+PRICE_UNITS = 1e9  # integer units of the price: gains are optimal up to price / PRICE_UNITS per link
 TIE_DRAWS = 10  # truth=: random orders of the masked records whose correct links are averaged
 TIE_DRAWS_SPARSE = 3  # the same above EXACT_MAX, where each draw is a sparse solve (10 s at 10^5 records)
 
@@ -77,7 +86,8 @@ def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardis
           draws: int | None = None) -> LinkResult:
     """Global one-to-one distance-based linkage (module docstring). ``score`` holds each link's
     distance (squared for ``cost="sqeuclidean"``); ``info`` the solver used, the total cost and,
-    for the sparse solver, the candidates per record and the number of unmatched originals.
+    for the sparse solver, the candidates per record, the originals the priced assignment left
+    unlinked (``unmatched``) and its ``price``.
 
     Ties among assignments of equal total distance (identical masked records, as after
     microaggregation) are broken at random: the masked records are permuted by ``rng`` (None: a
@@ -87,7 +97,7 @@ def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardis
 
     ``truth`` (the true masked record of each original record) adds ``credit``, the share of
     ``draws`` (default :data:`TIE_DRAWS`, :data:`TIE_DRAWS_SPARSE` for the sparse solver, whose result
-    is a lower bound anyway; 1 without identical records) solves on random orders that
+    is approximate anyway; 1 without identical records) solves on random orders that
     link each record correctly,
     and ``info["draws"]``, the correct links of each (module docstring, "Ties")."""
     if rng is None:
@@ -156,20 +166,47 @@ def _gdbrl(x, y, metric, standardise, cost, method, candidates, approx) -> LinkR
     k = min(check_int("candidates", candidates, 1), ys.shape[0])
     eps = check_real("approx", approx, 0.0, np.inf)
     check_memory(f"gdbrl: the {n} x {k} candidate graph", 64.0 * n * k, "lower candidates")
+    links, price = priced_links(xs, ys, k, eps, cost)
+    unmatched = int((links < 0).sum())
+    if unmatched:  # pair the originals left unlinked with the masked records left over
+        links = _complete(xs, ys, links, cost)
+    score = _distances(xs, ys, links, cost)
+    info = {"solver": "sparse", "candidates": k, "approx": eps, "unmatched": unmatched, "price": price,
+            "total_cost": float(score.sum()), "approximate": True}
+    return LinkResult(links=links, score=score, info=info)
+
+
+def priced_links(xs, ys, k: int, eps: float, cost: str) -> tuple[np.ndarray, float]:
+    """The sparse solver's assignment before completion (module docstring, "Price"): each original
+    takes one of its k nearest masked records (``eps``: approximate search) or none, maximising
+    the total of ``price - distance`` over the links made; (links, -1 where none; the price)."""
+    n = xs.shape[0]
     dist, idx = KDTree(ys, unique=False).knn(xs, k, approx=eps)  # squared distances
     if cost == "euclidean":
         np.sqrt(dist, out=dist)
+    price = link_price(dist, ys.shape[0])
+    gain = price - dist.ravel()
+    del dist
     index = index_type(max(n, ys.shape[0]))
-    cols = idx.ravel().astype(index)
+    keep = np.flatnonzero(gain * (PRICE_UNITS / price) >= 1.0)  # gains of at least one unit
+    rows, cols = (keep // k).astype(index), idx.ravel()[keep].astype(index)
     del idx
-    links = assign_min_cost(np.repeat(np.arange(n, dtype=index), k), cols, dist.ravel(), n)
-    unmatched = int((links < 0).sum())
-    if unmatched:  # pair the originals the graph could not match with the masked records left over
-        links = _complete(xs, ys, links, cost)
-    score = _distances(xs, ys, links, cost)
-    info = {"solver": "sparse", "candidates": k, "approx": eps, "unmatched": unmatched,
-            "total_cost": float(score.sum()), "lower_bound": True}
-    return LinkResult(links=links, score=score, info=info)
+    gain = gain[keep] * (PRICE_UNITS * 1e-6 / price)  # assign_max_weight counts units of 1e-6
+    del keep
+    return assign_max_weight(rows, cols, gain, n), price
+
+
+def link_price(dist: np.ndarray, ny: int) -> float:
+    """The price of leaving an original unlinked on the candidate graph (module docstring,
+    "Price"): the median over the originals of their k-th candidate's distance (``dist``: n x k,
+    increasing along rows); above every edge (as many links as the graph allows) when the
+    candidates are every masked record, or when the median would leave no edge below it."""
+    k = dist.shape[1]
+    top = float(dist[:, -1].max(initial=0.0))
+    price = float(np.median(dist[:, -1])) if k < ny else 2.0 * top
+    if not price > float(dist[:, 0].min(initial=np.inf)) * (1.0 + 2.0 / PRICE_UNITS):
+        price = 2.0 * top
+    return max(price, np.finfo(float).tiny)
 
 
 def _distances(xs, ys, links, cost):
@@ -178,7 +215,7 @@ def _distances(xs, ys, links, cost):
 
 
 def _complete(xs, ys, links, cost):
-    """Assign the originals left unmatched by the candidate graph to the unused masked records,
+    """Assign the originals left unlinked by :func:`priced_links` to the unused masked records,
     exactly (dense) when they are few (:data:`COMPLETE_EXACT_MAX`: the dense solver's time grows
     about as the cube of their number, 1.3 s for 1,584 but minutes for 9,257 at 10^6 records),
     else again on their nearest candidates."""

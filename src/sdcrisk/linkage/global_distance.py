@@ -77,7 +77,7 @@ CANDIDATES = 10
 APPROX = 0.5  # sparse solver: candidates within (1 + APPROX) of the k-th nearest distance
 PRICE_UNITS = 1e9  # integer units of the price: gains are optimal up to price / PRICE_UNITS per link
 TIE_DRAWS = 10  # truth=: random orders of the masked records whose correct links are averaged
-TIE_DRAWS_SPARSE = 3  # the same above EXACT_MAX, where each draw is a sparse solve (10 s at 10^5 records)
+TIE_DRAWS_SPARSE = 3  # the same above EXACT_MAX, where each draw is a sparse solve (2-4 s at 10^5 records)
 
 
 def gdbrl(original, masked, known=None, *, metric: str = "euclidean", standardise: str = "own",

@@ -304,3 +304,24 @@ def test_workers_start_early_only_for_a_large_original(tmp_path, monkeypatch):
         assert pool is not None and pool.count == 1 and pool.procs[0].poll() is None
     finally:
         pool.close()
+
+
+def test_workers_share_the_nearest_record_search(tmp_path, monkeypatch):
+    """DBRL, RS-RL and L-RL in two workers: one search for the pair, kept in the pair's directory
+    (sdcrisk.linkage.shared), and the rows of the same attacks in this process, which searches
+    for each of them."""
+    from sdcrisk.linkage import shared
+
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    x, y = _files(shared.SHARE_MIN, seed=3)
+    tasks = [("RS-RL(p<=20%)", [0, 1, 2, 3]), ("L-RL(MA)", [0, 1, 2, 3]), ("DBRL", [0, 1, 2, 3]), ("DBRL", [1, 2])]
+    pair = pair_files(x, y)
+    perm = np.random.default_rng(5).permutation(pair.n)
+    local = [assessment._attack_row(name, pair, perm, cols, 0) for name, cols in tasks]
+    with workers.AttackWorkers(2) as pool:
+        pool.load(pair, perm)
+        rows, _ = pool.run(tasks, 0, None, pair.n, lambda m: None)
+        entries = [p for p in (pool.dir / f"pair-{pool.pairs}" / "shared").iterdir() if p.is_dir()]
+    assert len(entries) == 2  # one per set of known attributes
+    pd.testing.assert_frame_equal(pd.DataFrame(rows).drop(columns="seconds"),
+                                  pd.DataFrame(local).drop(columns="seconds"))

@@ -1,7 +1,8 @@
 """The attack worker process, ``python -m sdcrisk.attack_worker DIR`` (:mod:`sdcrisk.workers`
 starts it, ``DIR`` its temporary directory): it imports the attacks, then serves the messages read
 from stdin until it closes: ``("pair", PATH)`` maps the paired arrays saved in ``PATH`` (a
-subdirectory of ``DIR``), ``("attack", ...)`` runs an attack on them, one result per task on a
+subdirectory of ``DIR``; the attacks keep the work they share in its ``shared`` subdirectory,
+:mod:`sdcrisk.linkage.shared`), ``("attack", ...)`` runs an attack on them, one result per task on a
 duplicate of its stdout (its own stdout goes to stderr, so that
 a library's print cannot corrupt the stream), with the latest progress message
 (:mod:`sdcrisk.progress`) in between. It ignores SIGINT (the parent, in the terminal's
@@ -21,6 +22,7 @@ import scipy.stats  # noqa: F401 - the rank-based attacks' rankdata, imported be
 
 from . import progress
 from .assessment import _attack_row
+from .linkage import shared
 from .linkage.probabilistic import ConvergenceWarning
 from .resources import LIMIT_ENV, spare_address_space
 from .workers import expected_bytes, load_pair, where
@@ -90,6 +92,7 @@ def main() -> int:
         if kind == "pair":
             pair = perm = None  # the previous pair's mappings go first
             pair, perm = load_pair(Path(message[0]))
+            shared.use_directory(Path(message[0]) / "shared")  # searches the attacks share (.linkage.shared)
             continue
         name, cols, seed, prl_candidates, limit, threads = message
         try:

@@ -40,7 +40,8 @@ import numpy as np
 from numba import njit
 
 from .base import LinkResult, check_truth, prepare, with_ties
-from .neighbours import REL_TOL as _REL_TOL, exact_best as _exact_best, nearest as _tree_nearest
+from .neighbours import REL_TOL as _REL_TOL, exact_best as _exact_best
+from .shared import nearest_search
 
 BLOCK = 512
 METHODS = ("tree", "brute")
@@ -153,8 +154,11 @@ def nearest(a: np.ndarray, b: np.ndarray, allowed: Callable[[int, int], np.ndarr
     link's re-scored distance and whether ``truth[i]`` is one of them (0, False without a link).
     """
     _check_method(method)
-    if allowed is None and method == "tree":
-        return _tree_nearest(a, b, "sqeuclidean", truth=truth)
+    if allowed is None and method == "tree":  # the search RS-RL and L-RL begin with too (.shared)
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        b = np.ascontiguousarray(b, dtype=np.float64)
+        found = nearest_search(a, b)
+        return found.rescored(a, b) if truth is None else found.rescored(a, b, truth)
     a = np.ascontiguousarray(a, dtype=np.float64)
     n = a.shape[0]
     links = np.full(n, -1, dtype=np.int64)

@@ -64,6 +64,8 @@ query alone, so it depends neither on the order nor on the number of threads.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 from concurrent.futures import ThreadPoolExecutor
 
@@ -118,6 +120,47 @@ def exact_best(a: np.ndarray, b: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     hit = np.zeros(nrows, dtype=np.bool_)
     hit[rows[tied & (cols == np.asarray(target)[rows])]] = True
     return best_c, best_d, t, hit
+
+
+@dataclass
+class NearestSearch:
+    """One exact squared-Euclidean search of every original row ``a_i`` over every masked row
+    (:meth:`KDTree.search`): what DBRL, RS-RL and L-RL share on one pair of standardised files.
+
+    ``links``, ``dist``: the lowest index at the kernel's minimum and that minimum (the location
+    attacks' unrestricted nearest, ``rescore=False``); ``counted``: the rows at exactly it
+    (identical rows counted); ``rows``, ``cols``: the candidate pairs within the brute force's
+    tolerance of it (``cols`` stored rows, ``weight`` their multiplicities), from which
+    :meth:`rescored` gives DBRL's link; ``rep_of``: the stored row of each masked row. None of
+    it depends on the tree's shape or keys, only on the two files (module docstring)."""
+
+    links: np.ndarray
+    dist: np.ndarray
+    counted: np.ndarray
+    rows: np.ndarray
+    cols: np.ndarray
+    weight: np.ndarray
+    rep_of: np.ndarray
+
+    FIELDS = ("links", "dist", "counted", "rows", "cols", "weight", "rep_of")
+
+    def rescored(self, a: np.ndarray, b: np.ndarray, truth=None):
+        """:meth:`KDTree.query`'s ``rescore=True`` result on the same files (``a``, ``b``: the
+        searched and the stored rows): numpy's exact distances of the candidates decide."""
+        n = a.shape[0]
+        has = self.links >= 0
+        if truth is None:
+            c, d = exact_best(a, b, self.rows, self.cols, n)
+            return np.where(has, c, -1), np.where(has, d, np.inf)
+        truth = np.asarray(truth)
+        if truth.shape != (n,) or truth.dtype.kind not in "iu" or truth.size and (
+                truth.min() < -1 or truth.max() >= b.shape[0]):
+            raise ValueError(f"truth must hold one row index of b in [-1, {b.shape[0]}) per query row")
+        weight = np.zeros(b.shape[0], dtype=np.int64)
+        weight[self.cols] = self.weight
+        stored = np.where(truth >= 0, self.rep_of[np.maximum(truth, 0)], -1)
+        c, d, ties, hit = exact_best(a, b, self.rows, self.cols, n, (weight, stored))
+        return np.where(has, c, -1), np.where(has, d, np.inf), np.where(has, ties, 0), hit & has
 
 
 # ---------------------------------------------------------------- construction
@@ -342,13 +385,14 @@ def _query(i0, i1, order, links, dist, found, q, ptsT, keysT, idx, start, end, l
 
     With a non-empty ``near`` (n x K), also the original indices of the rows within
     ``best + tol[i]`` of the final minimum ``best``, written to ``near[i, :count]``; the returned
-    count is -1 when more than K rows qualify. With a non-empty ``tcount`` (and no ``near``), also
-    the number of allowed rows (multiplicities ``mult`` summed) at exactly the minimum, counted
-    on the way, or -1 where the search skipped a subtree that may hold more of them (the one it
-    skips for a lower index at an equal bound): :meth:`KDTree.ties` decides those. Query rows
-    ``order[i0:i1]`` only, into ``links``, ``dist``, ``found``, ``tcount``."""
+    count is -1 when more than K rows qualify. With a non-empty ``tcount``, also the number of
+    allowed rows (multiplicities ``mult`` summed) at exactly the minimum, counted on the way, or
+    -1 where the search skipped a subtree that may hold more of them (the one it skips for a
+    lower index at an equal bound; never while collecting, which visits every row within the
+    tolerance): :meth:`KDTree.ties` decides those. Query rows ``order[i0:i1]`` only, into
+    ``links``, ``dist``, ``found``, ``tcount``."""
     collect = near.shape[0] > 0
-    counting = tcount.shape[0] > 0 and not collect
+    counting = tcount.shape[0] > 0
     K = near.shape[1]
     cap = 2 * maxdepth + 4
     node = np.empty(cap, dtype=np.int64)
@@ -911,12 +955,31 @@ class KDTree:
             return links, dist, np.where(links >= 0, ties, 0), hit & (links >= 0)
         if count:
             raise ValueError("count=True needs the kernel's arithmetic (rescore=False, or metric 'l1' / 'linf')")
-        # the brute force's candidate rows: kernel distance within tol of the kernel minimum
+        links, _, _, rows, cols = self._near_minimum(a, lo, hi, use_box)
+        has = links >= 0
+        if truth is None:
+            c, d = exact_best(a, self.b, rows, cols, n)
+            return np.where(has, c, -1), np.where(has, d, np.inf)
+        weight = np.zeros(self.b.shape[0], dtype=np.int64)  # the rows stored: their multiplicities
+        weight[self.idx] = self.mult
+        c, d, ties, hit = exact_best(a, self.b, rows, cols, n, (weight, self._stored(truth, n)))
+        return np.where(has, c, -1), np.where(has, d, np.inf), np.where(has, ties, 0), hit & has
+
+    def _near_minimum(self, a, lo, hi, use_box: bool):
+        """One squared-Euclidean search of every row of ``a`` (contiguous): the kernel minimum
+        ``dist``, the lowest index at it ``links``, the rows at exactly it ``counted`` (identical
+        rows counted; exact: the search visits every row within the tolerance), and the candidate
+        pairs ``(rows, cols)`` of :func:`sdcrisk.linkage.distance.nearest`'s brute force: every
+        stored row within ``tol_i`` of the minimum (module docstring)."""
+        n = a.shape[0]
+        code = METRICS["sqeuclidean"]
+        args = (self.ptsT, self.keysT, self.idx, self.start, self.end, self.left, self.right,
+                self.blo, self.bhi, self.klo, self.khi)
+        tree = (self.minidx, self.maxdepth, self.maxleaf, code, lo, hi, use_box)
         bmax = np.einsum("ij,ij->i", self.b, self.b).max(initial=0.0)
         tol = REL_TOL * (np.einsum("ij,ij->i", a, a) + bmax)
         near = np.empty((n, _NEAR), dtype=np.int64)
-        links, dist, found, _ = _run_query(self._order(a, code), a, *args, *tree, tol, near)
-        has = links >= 0
+        links, dist, found, counted = _run_query(self._order(a, code), a, *args, *tree, tol, near, mult=self.mult)
         over = np.flatnonzero(found < 0)
         found[over] = 0
         rows = np.repeat(np.arange(n, dtype=np.int64), found)
@@ -933,13 +996,19 @@ class KDTree:
             _run_ball(order, qo, thr, np.r_[0, np.cumsum(cnt)[:-1]].astype(np.int64), extra, *args, *ball)
             rows = np.concatenate([rows, np.repeat(over, cnt)])
             cols = np.concatenate([cols, extra])
-        if truth is None:
-            c, d = exact_best(a, self.b, rows, cols, n)
-            return np.where(has, c, -1), np.where(has, d, np.inf)
-        weight = np.zeros(self.b.shape[0], dtype=np.int64)  # the rows stored: their multiplicities
+        return links, dist, counted, rows, cols
+
+    def search(self, a) -> "NearestSearch":
+        """The one squared-Euclidean search over every row that DBRL, RS-RL and L-RL each begin
+        with (:class:`NearestSearch`; :mod:`.shared` keeps it for the attacks that follow)."""
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        if a.ndim != 2 or a.shape[1] != self.b.shape[1]:
+            raise ValueError(f"a must have shape (n, {self.b.shape[1]}), got {a.shape}")
+        lo, hi, use_box = self._box(a.shape[0], None, None)
+        links, dist, counted, rows, cols = self._near_minimum(a, lo, hi, use_box)
+        weight = np.zeros(self.b.shape[0], dtype=np.int64)
         weight[self.idx] = self.mult
-        c, d, ties, hit = exact_best(a, self.b, rows, cols, n, (weight, self._stored(truth, n)))
-        return np.where(has, c, -1), np.where(has, d, np.inf), np.where(has, ties, 0), hit & has
+        return NearestSearch(links, dist, counted, rows, cols, weight[cols], self.rep_of)
 
     def _stored(self, truth, n: int) -> np.ndarray:
         """The index each ``truth[i]`` is stored under (-1 stays -1)."""

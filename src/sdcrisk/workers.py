@@ -65,13 +65,19 @@ from .resources import configured_limit
 WORKER_MIN = 20_000  # records: from this many sdcrisk.assess runs the attacks in worker processes
 HEARTBEAT = 10.0  # seconds between progress lines of a running attack
 # Seconds each attack took in the whole command on 100,000 and on 1,000,000 records x 10 attributes
-# (rank swapping p = 5, 2 cores, two attacks at a time; benchmarks/results/assess_scale.md): the
-# order in which the attacks are handed out (longest first) and, interpolated on log-log axes, the
-# progress estimate.
-EXPECTED_SECONDS = {"PRL": (3.1, 126.2), "GDBRL": (4.3, 86.3), "PRL-graded": (4.73, 65.6),
-                    "L-RL(MA)": (2.7, 61.3), "RS-RL(p<=20%)": (2.5, 65.7), "DBRL": (1.7, 43.3),
-                    "RBRL-Sum": (2.1, 58.2), "RBRL-Max": (0.93, 17.0)}
+# (rank swapping p = 5, 2 cores, two attacks at a time; benchmarks/results/assess_scale.md, November
+# 27, after the nearest-record search was shared; DBRL's, RS-RL's and L-RL's with the search, as
+# each took when it ran it): the order in which the attacks are handed out (longest first) and,
+# interpolated on log-log axes, the progress estimate.
+EXPECTED_SECONDS = {"PRL": (2.8, 128.0), "GDBRL": (3.9, 76.2), "PRL-graded": (4.33, 55.9),
+                    "L-RL(MA)": (2.44, 62.9), "RS-RL(p<=20%)": (2.24, 64.6), "DBRL": (1.5, 44.7),
+                    "RBRL-Sum": (1.95, 58.7), "RBRL-Max": (0.8, 14.4)}
 _SIZES = (100_000, 1_000_000)
+# DBRL, RS-RL and L-RL begin with one nearest-record search, which the first of them runs and the
+# others read (sdcrisk.linkage.shared): its seconds in the same runs, to take off the estimate of
+# the attacks that follow the first (L-RL 62.9 s before the search was shared, 18.4 s after).
+SEARCH_SHARERS = ("DBRL", "RS-RL(p<=20%)", "L-RL(MA)")
+SEARCH_SECONDS = (1.4, 44.5)
 # A worker's peak resident memory per record in the same run at 10^6 records (peaks of 1188-3082
 # MiB, the mapped arrays included; RBRL-Sum takes RBRL-Max's), above the interpreter and its
 # libraries (_WORKER_BASE). Measured after the workers returned freed blocks of 1 MiB and more to
@@ -144,13 +150,21 @@ def start_early(path, count: int = 2) -> "AttackWorkers | None":
     return AttackWorkers(count)
 
 
-def expected_seconds(name: str, n: int) -> float | None:
+def _power_law(points, n: int) -> float:
+    (t1, t2), (n1, n2) = points, _SIZES
+    return t1 * (n / n1) ** (math.log(t2 / t1) / math.log(n2 / n1))
+
+
+def expected_seconds(name: str, n: int, searched: bool = False) -> float | None:
     """The time ``name`` should take on ``n`` records on the reference machine: the power law
-    through its two measured sizes (:data:`EXPECTED_SECONDS`)."""
+    through its two measured sizes (:data:`EXPECTED_SECONDS`); ``searched``: another attack has
+    run the nearest-record search this one would begin with (:data:`SEARCH_SHARERS`)."""
     if name not in EXPECTED_SECONDS or n < 2:
         return None
-    (t1, t2), (n1, n2) = EXPECTED_SECONDS[name], _SIZES
-    return t1 * (n / n1) ** (math.log(t2 / t1) / math.log(n2 / n1))
+    own = _power_law(EXPECTED_SECONDS[name], n)
+    if searched and name in SEARCH_SHARERS:
+        own = max(own - _power_law(SEARCH_SECONDS, n), 0.05 * own)
+    return own
 
 
 def expected_bytes(name: str, n: int) -> float:
@@ -160,8 +174,8 @@ def expected_bytes(name: str, n: int) -> float:
     return _WORKER_BASE + per * n
 
 
-def _running(name: str, known: int, n: int, elapsed: float) -> str:
-    expect = expected_seconds(name, n)
+def _running(name: str, known: int, n: int, elapsed: float, searched: bool = False) -> str:
+    expect = expected_seconds(name, n, searched)
     if expect is None:
         hint = ""
     elif expect > elapsed:
@@ -275,6 +289,7 @@ class AttackWorkers:
         running: dict[int, float] = {}  # task -> its expected peak memory, while it runs
         results: dict[int, dict] = {}
         failure: list[BaseException] = []
+        searchers: set[tuple] = set()  # the known columns of the sharers' searches started so far
 
         def take() -> tuple[int, float, int] | None:
             """The next task that fits beside the running ones (longest first), its memory limit
@@ -301,6 +316,10 @@ class AttackWorkers:
                 while (job := take()) is not None:
                     k, limit, threads = job
                     name, cols = tasks[k]
+                    with ready:
+                        searched = name in SEARCH_SHARERS and tuple(cols) in searchers
+                        if name in SEARCH_SHARERS:
+                            searchers.add(tuple(cols))
                     before(name)
                     send.send(("attack", name, cols, seed, prl_candidates, limit, threads))
                     t0, beat, latest = time.perf_counter(), HEARTBEAT, ""
@@ -315,7 +334,7 @@ class AttackWorkers:
                         elapsed = time.perf_counter() - t0
                         if elapsed >= beat:
                             beat += HEARTBEAT
-                            say(_running(name, len(cols), n, elapsed) + (f"; {latest}" if latest else ""))
+                            say(_running(name, len(cols), n, elapsed, searched) + (f"; {latest}" if latest else ""))
                     if kind == "error":
                         raise WorkerError(*payload)
                     with ready:

@@ -172,3 +172,26 @@ def test_mahalanobis_dbrl_whitens_without_lapack():
     np.testing.assert_allclose(res.score, d.min(axis=1), rtol=1e-9)
     with pytest.raises(ValueError, match="singular"):
         dbrl(np.column_stack([x, x[:, 0] + x[:, 1]]), np.column_stack([y, y[:, 0]]), metric="mahalanobis")
+
+
+def test_fsum_is_math_fsum():
+    """The compiled correctly rounded sum gives ``math.fsum``'s float, sign of zero included, on
+    sums with cancellation across the whole exponent range; it overflows where ``math.fsum`` does."""
+    import math
+
+    from sdcrisk.fixed_order import fsum
+
+    g = np.random.default_rng(7)
+    cases = [np.array([]), np.array([-0.0]), np.array([0.0, -0.0]), np.array([1e100, 1.0, -1e100, 1e-100]),
+             np.array([1.0, 2.0**-53, 2.0**-106]), np.array([0.1] * 10), g.normal(size=100_000)]
+    for _ in range(500):
+        m = int(g.integers(1, 40))
+        a = g.normal(size=m) * 10.0 ** g.integers(-300, 300, size=m)
+        b = np.round(g.normal(size=m) * 2.0 ** g.integers(-60, 60, size=m), 3)
+        cases += [np.concatenate([a, -a[: m // 2] * (1 + 2**-52)]), np.concatenate([b, -b, b[:3] * 2**-54])]
+    for c in cases:
+        got, want = fsum(c), math.fsum(c.tolist())
+        assert got == want and math.copysign(1.0, got) == math.copysign(1.0, want)
+    with pytest.raises(OverflowError):
+        fsum(np.array([1e308, 1e308, -1e308]))
+    assert math.isnan(fsum(np.array([1.0, np.nan]))) and fsum(np.array([np.inf, 1.0])) == math.inf

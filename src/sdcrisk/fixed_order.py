@@ -10,8 +10,9 @@ exactly (1, 1)/sqrt(2), so projections of different records tie and the kernel's
 reordered them (EIA, v = 2, k = 5 gave 129 or 131 linked records depending on the CPU).
 
 Everything here is written with IEEE operations whose result does not depend on the CPU:
-elementwise numpy arithmetic (one correctly rounded operation per element), :func:`math.fsum`
-(a correctly rounded sum) and plain Python float arithmetic, each in a fixed order. Nothing goes
+elementwise numpy arithmetic (one correctly rounded operation per element), correctly rounded
+sums (:func:`fsum`, compiled, ``math.fsum``'s result) and plain Python float arithmetic, each in a
+fixed order. Nothing goes
 through BLAS or LAPACK. The matrices are small (m x m, m the number of attributes), so the
 Python loops cost microseconds; the per-record work (:func:`rowdot`, :func:`solve_lower`) is a
 fixed sequence of elementwise vector operations.

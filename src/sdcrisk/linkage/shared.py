@@ -41,6 +41,12 @@ def use_directory(path) -> None:
         _DIRECTORY.mkdir(parents=True, exist_ok=True)
 
 
+def active(n: int) -> bool:
+    """Whether :func:`nearest_search` keeps its result for other attacks (a directory is set and
+    the file has at least :data:`SHARE_MIN` records)."""
+    return _DIRECTORY is not None and n >= SHARE_MIN
+
+
 def digest(*arrays: np.ndarray) -> str:
     """A digest of the arrays' shapes, types and bytes."""
     h = hashlib.blake2b(digest_size=16)
@@ -69,10 +75,9 @@ def nearest_search(a: np.ndarray, b: np.ndarray, tree: KDTree | None = None) -> 
     arrays (module docstring)."""
     a = np.ascontiguousarray(a, dtype=np.float64)
     b = np.ascontiguousarray(b, dtype=np.float64)
-    root = _DIRECTORY
-    if root is None or a.shape[0] < SHARE_MIN:
+    if not active(a.shape[0]):
         return (tree or KDTree(b)).search(a)
-    entry = root / f"nearest-{digest(a, b)}"
+    entry = _DIRECTORY / f"nearest-{digest(a, b)}"
     with _locked(entry.with_suffix(".lock")):
         if entry.is_dir():
             return NearestSearch(**{f: np.load(entry / f"{f}.npy", mmap_mode="r") for f in NearestSearch.FIELDS})

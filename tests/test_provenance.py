@@ -105,3 +105,31 @@ def test_every_rule_running_package_code_carries_a_digest():
             # a batch job's params: every cell's CELL_PARAMS (cell_params in cells.smk)
             body = body.replace("**CELL_PARAMS", shared).replace("batch_params(", shared)
             assert re.search(r"^\s+code=.*sdc_provenance\.", body, flags=re.M), name
+
+
+def test_the_cells_digest_covers_every_module_the_compute_code_imports():
+    """A module that the cells' code imports changes their numbers too (as sdcrisk.fixed_order's
+    sums do): it is in COMPUTE_MODULES, or it is one that reads the configuration only."""
+    import ast
+    import importlib
+    import pkgutil
+    from pathlib import Path
+
+    from sdcrisk.provenance import COMPUTE_MODULES
+
+    def modules(name):
+        m = importlib.import_module(name)
+        return [name] + [f"{name}.{i.name}" for i in pkgutil.iter_modules(getattr(m, "__path__", []))]
+
+    compute = {m for c in COMPUTE_MODULES for m in modules(c)}
+    outside = set()
+    for name in compute:
+        path = importlib.import_module(name).__file__
+        package = name if path.endswith("__init__.py") else name.rsplit(".", 1)[0]
+        for node in ast.walk(ast.parse(Path(path).read_text())):
+            if isinstance(node, ast.ImportFrom) and node.level and node.module:
+                base = package.rsplit(".", node.level - 1)[0] if node.level > 1 else package
+                target = f"{base}.{node.module}"
+                if not any(target == c or target.startswith(c + ".") for c in COMPUTE_MODULES):
+                    outside.add(target)
+    assert outside <= {"sdcrisk.config"}, outside

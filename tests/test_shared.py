@@ -91,3 +91,17 @@ def test_search_counts_every_row_at_the_kernel_minimum(decimals):
     weight[found.cols] = found.weight
     got = np.bincount(found.rows, weights=found.weight, minlength=x.shape[0])
     np.testing.assert_array_equal(got, near.sum(axis=1))
+
+
+def test_no_room_for_the_entry_leaves_each_attack_its_own_search(directory, monkeypatch):
+    x, y, truth = _files(300, 3, None)
+    real = np.save
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(np, "save", full)
+    first = shared.nearest_search(x, y)
+    monkeypatch.setattr(np, "save", real)
+    assert [p.suffix for p in directory.iterdir()] == [".lock"]  # neither an entry nor a partial one
+    np.testing.assert_array_equal(first.links, KDTree(y).search(x).links)

@@ -14,14 +14,16 @@ first attack to need it computes it and writes it there (``.npy`` files, written
 temporary name and renamed), and the others read it. The entry is named by a digest of the
 standardised arrays themselves (BLAKE2b), so an attack on other columns, another masked file or
 other values never reads another's. Two workers asking at once: the second waits on a file lock
-(``fcntl``) for the first instead of searching too. Without a directory, and for files under
-:data:`SHARE_MIN` records, each attack searches for itself, as before.
+(``fcntl``) for the first instead of searching too. Without a directory, for files under
+:data:`SHARE_MIN` records, and where the directory has no room for the entry (about 56 bytes per
+record), each attack searches for itself, as before.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -83,8 +85,11 @@ def nearest_search(a: np.ndarray, b: np.ndarray, tree: KDTree | None = None) -> 
             return NearestSearch(**{f: np.load(entry / f"{f}.npy", mmap_mode="r") for f in NearestSearch.FIELDS})
         found = (tree or KDTree(b)).search(a)
         partial = entry.with_suffix(f".{os.getpid()}.partial")
-        partial.mkdir()
-        for f in NearestSearch.FIELDS:
-            np.save(partial / f"{f}.npy", getattr(found, f))
-        partial.rename(entry)
+        try:
+            partial.mkdir()
+            for f in NearestSearch.FIELDS:
+                np.save(partial / f"{f}.npy", getattr(found, f))
+            partial.rename(entry)
+        except OSError:  # no room in the directory: the others search for themselves
+            shutil.rmtree(partial, ignore_errors=True)
         return found

@@ -157,8 +157,7 @@ def nearest(a: np.ndarray, b: np.ndarray, allowed: Callable[[int, int], np.ndarr
     if allowed is None and method == "tree":  # the search RS-RL and L-RL begin with too (.shared)
         a = np.ascontiguousarray(a, dtype=np.float64)
         b = np.ascontiguousarray(b, dtype=np.float64)
-        found = nearest_search(a, b)
-        return found.rescored(a, b) if truth is None else found.rescored(a, b, truth)
+        return nearest_search(a, b).rescored(a, b, truth)
     a = np.ascontiguousarray(a, dtype=np.float64)
     n = a.shape[0]
     links = np.full(n, -1, dtype=np.int64)

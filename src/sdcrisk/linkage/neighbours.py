@@ -152,15 +152,20 @@ class NearestSearch:
         if truth is None:
             c, d = exact_best(a, b, self.rows, self.cols, n)
             return np.where(has, c, -1), np.where(has, d, np.inf)
-        truth = np.asarray(truth)
-        if truth.shape != (n,) or truth.dtype.kind not in "iu" or truth.size and (
-                truth.min() < -1 or truth.max() >= b.shape[0]):
-            raise ValueError(f"truth must hold one row index of b in [-1, {b.shape[0]}) per query row")
         weight = np.zeros(b.shape[0], dtype=np.int64)
         weight[self.cols] = self.weight
-        stored = np.where(truth >= 0, self.rep_of[np.maximum(truth, 0)], -1)
-        c, d, ties, hit = exact_best(a, b, self.rows, self.cols, n, (weight, stored))
+        c, d, ties, hit = exact_best(a, b, self.rows, self.cols, n, (weight, stored_rows(self.rep_of, truth, n)))
         return np.where(has, c, -1), np.where(has, d, np.inf), np.where(has, ties, 0), hit & has
+
+
+def stored_rows(rep_of: np.ndarray, truth, n: int) -> np.ndarray:
+    """The index each ``truth[i]`` (a row of ``b``, or -1) is stored under in a tree whose rows
+    are stored as ``rep_of``; -1 stays -1."""
+    truth = np.asarray(truth)
+    nb = rep_of.shape[0]
+    if truth.shape != (n,) or truth.dtype.kind not in "iu" or truth.size and (truth.min() < -1 or truth.max() >= nb):
+        raise ValueError(f"truth must hold one row index of b in [-1, {nb}) per query row")
+    return np.where(truth >= 0, rep_of[np.maximum(truth, 0)], -1)
 
 
 # ---------------------------------------------------------------- construction
@@ -955,15 +960,14 @@ class KDTree:
             return links, dist, np.where(links >= 0, ties, 0), hit & (links >= 0)
         if count:
             raise ValueError("count=True needs the kernel's arithmetic (rescore=False, or metric 'l1' / 'linf')")
-        links, _, _, rows, cols = self._near_minimum(a, lo, hi, use_box)
-        has = links >= 0
-        if truth is None:
-            c, d = exact_best(a, self.b, rows, cols, n)
-            return np.where(has, c, -1), np.where(has, d, np.inf)
+        return self._searched(a, lo, hi, use_box).rescored(a, self.b, truth)
+
+    def _searched(self, a, lo, hi, use_box: bool) -> "NearestSearch":
+        """:meth:`_near_minimum` as a :class:`NearestSearch` (the candidates' multiplicities)."""
+        links, dist, counted, rows, cols = self._near_minimum(a, lo, hi, use_box)
         weight = np.zeros(self.b.shape[0], dtype=np.int64)  # the rows stored: their multiplicities
         weight[self.idx] = self.mult
-        c, d, ties, hit = exact_best(a, self.b, rows, cols, n, (weight, self._stored(truth, n)))
-        return np.where(has, c, -1), np.where(has, d, np.inf), np.where(has, ties, 0), hit & has
+        return NearestSearch(links, dist, counted, rows, cols, weight[cols], self.rep_of)
 
     def _near_minimum(self, a, lo, hi, use_box: bool):
         """One squared-Euclidean search of every row of ``a`` (contiguous): the kernel minimum
@@ -1004,19 +1008,11 @@ class KDTree:
         a = np.ascontiguousarray(a, dtype=np.float64)
         if a.ndim != 2 or a.shape[1] != self.b.shape[1]:
             raise ValueError(f"a must have shape (n, {self.b.shape[1]}), got {a.shape}")
-        lo, hi, use_box = self._box(a.shape[0], None, None)
-        links, dist, counted, rows, cols = self._near_minimum(a, lo, hi, use_box)
-        weight = np.zeros(self.b.shape[0], dtype=np.int64)
-        weight[self.idx] = self.mult
-        return NearestSearch(links, dist, counted, rows, cols, weight[cols], self.rep_of)
+        return self._searched(a, *self._box(a.shape[0], None, None))
 
     def _stored(self, truth, n: int) -> np.ndarray:
         """The index each ``truth[i]`` is stored under (-1 stays -1)."""
-        truth = np.asarray(truth)
-        if truth.shape != (n,) or truth.dtype.kind not in "iu" or truth.size and (
-                truth.min() < -1 or truth.max() >= self.b.shape[0]):
-            raise ValueError(f"truth must hold one row index of b in [-1, {self.b.shape[0]}) per query row")
-        return np.where(truth >= 0, self.rep_of[np.maximum(truth, 0)], -1)
+        return stored_rows(self.rep_of, truth, n)
 
     def ties(self, a, dist, truth, metric: str = "sqeuclidean", *, lo=None, hi=None):
         """Per row ``a_i``: the number of rows of ``b`` (identical rows counted) at distance at most

@@ -85,6 +85,46 @@ def test_microaggregation_group_rule_by_hand():
     assert members(a, b, y, 0) == {0, 1, 2}
 
 
+def _ma_intervals_by_loops(x, y, rule, k):
+    """microaggregation_intervals from its docstring, one record and attribute at a time: the
+    masked groups (runs of the sorted masked column) mapped onto the sorted original positions;
+    "group": those whose value span holds x_ij; "window": those meeting the ranks of x_ij's tie run
+    widened by 2k - 1."""
+    n, m = x.shape
+    a, b = np.empty((n, m), dtype=np.int64), np.empty((n, m), dtype=np.int64)
+    for j in range(m):
+        xs, ys = np.sort(x[:, j]), np.sort(y[:, j])
+        groups = []
+        s = 0
+        for e in range(1, n + 1):
+            if e == n or ys[e] != ys[s]:
+                groups.append((s, e - 1))
+                s = e
+        for i in range(n):
+            v = x[i, j]
+            ranks = [r for r in range(n) if xs[r] == v]
+            if rule == "group":
+                hit = [g for g in groups if xs[g[0]] <= v <= xs[g[1]]]
+            else:
+                lo, hi = ranks[0] - (2 * k - 1), ranks[-1] + (2 * k - 1)
+                hit = [g for g in groups if g[1] >= lo and g[0] <= hi]
+            a[i, j], b[i, j] = hit[0][0], hit[-1][1] + 1
+    return a, b
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_microaggregation_intervals_match_their_definition_on_tied_values(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    x = np.round(rng.lognormal(size=(n, 3)) * 4, int(seed % 2))  # many tied values
+    k = int(rng.integers(2, 5))
+    y = mask("optimal_univariate_ma", x, k=k)
+    for rule in ("group", "window"):
+        a, b = microaggregation_intervals(x, y, rule, k)
+        ea, eb = _ma_intervals_by_loops(x, y, rule, k)
+        assert np.array_equal(a, ea) and np.array_equal(b, eb), rule
+
+
 def test_annotated_union_by_hand():
     x = np.array([[1.0, 5.0], [2.0, 4.0], [3.0, 3.0], [4.0, 2.0], [5.0, 1.0]])
     y = x.copy()

@@ -62,6 +62,19 @@ def _sorted_masked(y: np.ndarray):
     return order, ys, pos
 
 
+def _tie_runs(v: np.ndarray):
+    """``(o, vs, lo, hi)``: the stable sort order of ``v``, the sorted values, and per sorted
+    position the first and last rank of its tie run. The interval functions work in this order,
+    where the bounds are monotone, so every binary search runs over sorted queries and stays in
+    the CPU's caches."""
+    o = np.argsort(v, kind="stable")
+    vs = v[o]
+    new = np.r_[True, vs[1:] != vs[:-1]]
+    starts = np.flatnonzero(new)
+    run = np.cumsum(new) - 1
+    return o, vs, starts[run], np.r_[starts[1:], vs.size][run] - 1
+
+
 def rank_swap_intervals(x: np.ndarray, y: np.ndarray, P: int, *, ysorted: np.ndarray | None = None
                         ) -> tuple[np.ndarray, np.ndarray]:
     """``B(x_ij)`` of RS-RL as masked-sorted-position ranges ``[a_ij, b_ij)`` (Nin, Herranz & Torra (2008, rank swapping) §3).
@@ -77,13 +90,7 @@ def rank_swap_intervals(x: np.ndarray, y: np.ndarray, P: int, *, ysorted: np.nda
     a = np.empty((n, m), dtype=np.int64)
     b = np.empty((n, m), dtype=np.int64)
     for j in range(m):
-        o = np.argsort(x[:, j], kind="stable")
-        xs = x[o, j]
-        new = np.r_[True, xs[1:] != xs[:-1]]
-        starts = np.flatnonzero(new)
-        run = np.cumsum(new) - 1
-        lo = starts[run]                            # first rank of x's tie run
-        hi = np.r_[starts[1:], n][run] - 1          # last rank of the run
+        o, xs, lo, hi = _tie_runs(x[:, j])
         col = np.ascontiguousarray(ys[:, j])
         a[o, j] = np.searchsorted(col, xs[np.maximum(lo - P, 0)], "left")
         b[o, j] = np.searchsorted(col, xs[np.minimum(hi + P, n - 1)], "right")
@@ -118,20 +125,18 @@ def microaggregation_intervals(x: np.ndarray, y: np.ndarray, rule: str = "group"
         k = check_int("k", k, 1, n)
         w = 2 * k - 1
     for j in range(m):
-        xs = np.sort(x[:, j])
+        o, xs, lo, hi = _tie_runs(x[:, j])  # lo, hi: the ranks of x_ij's tie run, in sorted order
         col = ys[:, j]
         starts = np.flatnonzero(np.r_[True, col[1:] != col[:-1]])  # first position of each group
         ends = np.r_[starts[1:], n] - 1
-        lo = np.searchsorted(xs, x[:, j], "left")
-        hi = np.searchsorted(xs, x[:, j], "right") - 1
         if rule == "group":
-            g1 = np.searchsorted(xs[ends], x[:, j], "left")       # first group whose span reaches x
-            g2 = np.searchsorted(xs[starts], x[:, j], "right") - 1  # last group starting at or below x
+            g1 = np.searchsorted(xs[ends], xs, "left")       # first group whose span reaches x
+            g2 = np.searchsorted(xs[starts], xs, "right") - 1  # last group starting at or below x
         else:
             g1 = np.searchsorted(starts, np.maximum(lo - w, 0), "right") - 1
             g2 = np.searchsorted(starts, np.minimum(hi + w, n - 1), "right") - 1
-        a[:, j] = starts[g1]
-        b[:, j] = ends[g2] + 1
+        a[o, j] = starts[g1]
+        b[o, j] = ends[g2] + 1
     return a, b
 
 

@@ -541,7 +541,7 @@ def agreement_blocks(order, s, e, attrs):
 
     def attribute(j):
         cuts = np.unique(np.concatenate([s[:, j], e[:, j]]))
-        a, b = np.searchsorted(cuts, s[:, j]), np.searchsorted(cuts, e[:, j])
+        a, b = searchsorted_sorted(cuts, s[:, j]), searchsorted_sorted(cuts, e[:, j])
         k = b - a
         piece = np.repeat(a - np.cumsum(k) + k, k) + np.arange(int(k.sum()))  # a_i, a_i + 1, ..., b_i - 1
         used = np.zeros(cuts.size, dtype=bool)

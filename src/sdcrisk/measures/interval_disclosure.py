@@ -50,24 +50,28 @@ def _percents(percents) -> np.ndarray:
 
 
 def _inside_rank(xj: np.ndarray, yj: np.ndarray, ws: np.ndarray, ranks: str) -> np.ndarray:
-    """Fraction (per w) of records whose original value lies in its rank interval."""
+    """Fraction (per w) of records whose original value lies in its rank interval. The records are
+    taken in the masked values' sorted order, where the interval centres ascend, so the binary
+    searches and the reads of the interval ends walk the sorted column in one direction (10^7
+    records: random reads took most of the measure's 47 s); the fractions are counts, the same in
+    any order."""
     n = xj.size
+    order = np.argsort(yj, kind="stable")
+    yo, xo = yj[order], xj[order]
     if ranks == "original":
         s = np.sort(xj)
-        centre = np.clip(np.searchsorted(s, yj, side="left"), 0, n - 1)
+        centre = np.clip(np.searchsorted(s, yo, side="left"), 0, n - 1)
         # a masked value between two original values: take the nearer neighbour as centre
         below = np.clip(centre - 1, 0, n - 1)
-        centre = np.where(np.abs(s[below] - yj) < np.abs(s[centre] - yj), below, centre)
+        centre = np.where(np.abs(s[below] - yo) < np.abs(s[centre] - yo), below, centre)
     else:
-        order = np.argsort(yj, kind="stable")
-        s = yj[order]
-        centre = np.empty(n, dtype=np.int64)
-        centre[order] = np.arange(n)
+        s = yo
+        centre = np.arange(n)
     out = np.empty(ws.size)
     for t, w in enumerate(ws):
         lo = s[np.clip(centre - w, 0, n - 1)]
         hi = s[np.clip(centre + w, 0, n - 1)]
-        out[t] = np.mean((xj >= lo) & (xj <= hi))
+        out[t] = np.mean((xo >= lo) & (xo <= hi))
     return out
 
 

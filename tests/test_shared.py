@@ -1,7 +1,9 @@
-"""The nearest-record search DBRL, RS-RL and L-RL share on one pair of files
-(:mod:`sdcrisk.linkage.shared`): the same links, scores and tie credits whether each attack
-searches for itself or reads what another wrote, on continuous and heavily tied files; one entry
-per pair of standardised files; the search's exact tie count against a brute force."""
+"""The work the attacks share on one pair of files (:mod:`sdcrisk.linkage.shared`): the
+nearest-record search of DBRL, RS-RL and L-RL, the masked file's sorted columns and k-d tree of
+RS-RL and L-RL, the ranks of RBRL-Sum, RBRL-Max and PRL-graded and the rank tree of RBRL: the same
+links, scores and tie credits whether each attack computes for itself or reads what another wrote,
+on continuous and heavily tied files; one entry per pair of arrays; the search's exact tie count
+against a brute force."""
 
 from __future__ import annotations
 
@@ -52,12 +54,55 @@ def test_shared_search_gives_each_attack_its_own_result(directory, monkeypatch, 
     monkeypatch.setattr(KDTree, "search", lambda self, a: searches.append(1) or real(self, a))
     together = _attacks(x, y, truth, known)
     assert len(searches) == 1  # the first attack searched, the other two read its result
-    assert len([p for p in directory.iterdir() if p.is_dir()]) == 1
+    assert len(list(directory.glob("nearest-*[!k]"))) == 1
     for name in SHARERS:
         a, b = alone[name], together[name]
         np.testing.assert_array_equal(a.links, b.links)
         np.testing.assert_array_equal(a.score.view(np.int64), b.score.view(np.int64))
         np.testing.assert_array_equal(a.credit, b.credit)
+
+
+RANKERS = ("RBRL-Sum", "RBRL-Max", "PRL-graded")
+
+
+@pytest.mark.parametrize("decimals", [None, 1])
+def test_shared_ranks_and_trees_give_each_attack_its_own_result(directory, monkeypatch, decimals):
+    """Each file ranked once and each tree built once for all the attacks that use it."""
+    x, y, truth = _files(500, 4, decimals, seed=3)
+    known = np.arange(4)
+    names = RANKERS + SHARERS
+    shared.use_directory(None)
+    alone = {name: run_attack(name, x, y, known, 2, np.random.default_rng(1), truth=truth) for name in names}
+    shared.use_directory(directory)
+    builds = []
+    real = KDTree.__init__
+    monkeypatch.setattr(KDTree, "__init__", lambda self, b, *args, **kw: builds.append(b.shape) or real(self, b, *args, **kw))
+    together = {name: run_attack(name, x, y, known, 2, np.random.default_rng(1), truth=truth) for name in names}
+    assert len(list(directory.glob("ranks-average-*[!k]"))) == 2  # the two files, ranked once each
+    assert len(list(directory.glob("sorted-*[!k]"))) == 1
+    # built: the rank tree (once for both RBRL), PRL-graded's own, and RS-RL's and L-RL's, one
+    # tree here as both attacks' keys coincide (their bounds are all boundaries of runs of ties)
+    assert len(builds) == 3
+    for name in names:
+        a, b = alone[name], together[name]
+        np.testing.assert_array_equal(a.links, b.links)
+        np.testing.assert_array_equal(np.asarray(a.score).view(np.int64), np.asarray(b.score).view(np.int64))
+        np.testing.assert_array_equal(a.credit, b.credit)
+
+
+def test_tree_from_its_state_answers_as_the_tree(directory):
+    x, y, _ = _files(400, 3, 0, seed=4)
+    keys = np.argsort(np.argsort(y, axis=0, kind="stable"), axis=0)
+    for k, unique in ((None, True), (keys, True), (None, False)):
+        built = KDTree(y, k, unique=unique)
+        again = shared.tree(y, k, unique=unique)  # built and written
+        mapped = shared.tree(y, k, unique=unique)  # read back
+        for t in (again, mapped):
+            for f in KDTree.ARRAYS:
+                np.testing.assert_array_equal(getattr(t, f), getattr(built, f))
+            np.testing.assert_array_equal(t.query(x, "sqeuclidean")[0], built.query(x, "sqeuclidean")[0])
+            if not unique:
+                np.testing.assert_array_equal(t.knn(x, 3)[1], built.knn(x, 3)[1])
 
 
 def test_one_entry_per_pair_of_files(directory):

@@ -321,7 +321,7 @@ def test_workers_share_the_nearest_record_search(tmp_path, monkeypatch):
     with workers.AttackWorkers(2) as pool:
         pool.load(pair, perm)
         rows, _ = pool.run(tasks, 0, None, pair.n, lambda m: None)
-        entries = [p for p in (pool.dir / f"pair-{pool.pairs}" / "shared").iterdir() if p.is_dir()]
-    assert len(entries) == 2  # one per set of known attributes
+        entries = [p for p in (pool.dir / f"pair-{pool.pairs}" / "shared").glob("nearest-*") if p.is_dir()]
+    assert len(entries) == 2  # one search per set of known attributes
     pd.testing.assert_frame_equal(pd.DataFrame(rows).drop(columns="seconds"),
                                   pd.DataFrame(local).drop(columns="seconds"))

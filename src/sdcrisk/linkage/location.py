@@ -54,12 +54,15 @@ METHODS = ("tree", "brute")
 def _sorted_masked(y: np.ndarray):
     """``(order, ysorted, pos)``: per column the stable sort order of the masked values, the sorted
     values and each record's sorted position. Computed once per attack (:func:`rsrl`,
-    :func:`lrl_microaggregation`) and shared by the interval and linkage steps."""
-    order = np.argsort(y, axis=0, kind="stable")
-    ys = np.take_along_axis(y, order, axis=0)
-    pos = np.empty_like(order)
-    np.put_along_axis(pos, order, np.arange(y.shape[0])[:, None].repeat(y.shape[1], 1), axis=0)
-    return order, ys, pos
+    :func:`lrl_microaggregation`) and shared by the interval and linkage steps, and once for both
+    attacks where they share a directory (:mod:`.shared`)."""
+    def sort():
+        order = np.argsort(y, axis=0, kind="stable")
+        pos = np.empty_like(order)
+        np.put_along_axis(pos, order, np.arange(y.shape[0])[:, None].repeat(y.shape[1], 1), axis=0)
+        return {"order": order, "ysorted": np.take_along_axis(y, order, axis=0), "pos": pos}
+    found = shared.kept("sorted", (y,), ("order", "ysorted", "pos"), sort)
+    return found["order"], found["ysorted"], found["pos"]
 
 
 def _tie_runs(v: np.ndarray):
@@ -340,7 +343,7 @@ def link_in_intervals(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray
         del order
         keys = _run_keys(ysorted, pos, a, b)
         del ysorted, pos  # 3 x 8 bytes per value less during the searches
-        tree = KDTree(ys, keys=keys)
+        tree = shared.tree(ys, keys)  # the same for RS-RL and L-RL on continuous files (.shared)
         links, score, *counted = _nearest_in_box(tree, keys, xs, a, b, count=truth is not None)
         res = LinkResult(links=links, candidates=tree.count(a, b) if count else None, score=score)
         if truth is None:

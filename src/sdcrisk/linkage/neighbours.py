@@ -894,6 +894,26 @@ class KDTree:
         self.where = np.full(n, -1, dtype=np.int64)  # sorted position of each stored row
         self.where[self.idx] = np.arange(rep.size)
 
+    ARRAYS = ("b", "rep_of", "start", "end", "left", "right", "blo", "bhi", "klo", "khi", "minidx", "node_count",
+              "ptsT", "keys", "keysT", "idx", "mult", "where")
+    _SCALARS = ("has_keys", "unique", "maxdepth", "maxleaf", "n_unique")
+
+    def state(self) -> dict:
+        """The tree as named arrays (:data:`ARRAYS`, and ``scalars``), for :meth:`from_state`."""
+        out = {f: getattr(self, f) for f in self.ARRAYS}
+        out["scalars"] = np.array([int(getattr(self, f)) for f in self._SCALARS], dtype=np.int64)
+        return out
+
+    @classmethod
+    def from_state(cls, state) -> "KDTree":
+        """The tree :meth:`state` described (its arrays used as they are, e.g. mapped read-only)."""
+        tree = cls.__new__(cls)
+        for f in cls.ARRAYS:
+            setattr(tree, f, state[f])
+        has_keys, unique, tree.maxdepth, tree.maxleaf, tree.n_unique = (int(v) for v in state["scalars"])
+        tree.has_keys, tree.unique = bool(has_keys), bool(unique)
+        return tree
+
     def _order(self, a: np.ndarray, code: int) -> np.ndarray:
         """The query rows of ``a`` in the order of the leaves they descend to (:func:`_descend`):
         consecutive queries then visit the same nodes and leaves, which stay in the CPU's caches

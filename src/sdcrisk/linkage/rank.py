@@ -31,7 +31,7 @@ import numpy as np
 from numba import njit
 
 from .base import LinkResult, check_truth, index_type, prepare, with_ties
-from .neighbours import nearest
+from . import shared
 from .ranks import rank_matrix
 
 CRITERIA = ("sum", "max")
@@ -115,10 +115,11 @@ def rbrl(original, masked, known=None, criterion: str = "sum", ranks: str = "ave
         truth = check_truth(truth, x.shape[0], y.shape[0])
     if method == "tree":  # doubled ranks <= 2n: float64 sums of them are exact
         metric = "l1" if criterion == "sum" else "linf"
+        tree = shared.tree(s.astype(np.float64))  # one tree for RBRL-Sum and RBRL-Max (.shared)
         if truth is None:
-            links, score = nearest(r.astype(np.float64), s.astype(np.float64), metric)
+            links, score = tree.query(r.astype(np.float64), metric)
             return LinkResult(links=links, score=score / 2.0)
-        links, score, ties, hit = nearest(r.astype(np.float64), s.astype(np.float64), metric, truth=truth)
+        links, score, ties, hit = tree.query(r.astype(np.float64), metric, truth=truth)
         return with_ties(LinkResult(links=links, score=score / 2.0), ties, hit)
     # doubled ranks are <= 2n, so a sum over m attributes fits 32 bits while 2 n m < 2**31
     dtype = index_type(2 * max(r.shape[0], s.shape[0]) * max(r.shape[1], 1))

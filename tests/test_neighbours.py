@@ -315,12 +315,13 @@ def test_result_does_not_depend_on_query_order():
         np.testing.assert_array_equal(d_p.view(np.int64), d[p].view(np.int64))
 
 
+@pytest.mark.parametrize("m", [4, 10])  # 10: leaves are left after half of the attributes (_leaf)
 @pytest.mark.parametrize("decimals", [None, 1, 0])  # continuous, tied, heavily tied (duplicate rows)
-def test_k_nearest_equal_a_brute_force(decimals):
+def test_k_nearest_equal_a_brute_force(decimals, m):
     """KDTree.knn (GDBRL's candidates): the k nearest by (distance, index), as a stable argsort of
     the full distance matrix; with approx=eps the k-th is within (1 + eps) of the true k-th."""
     rng = np.random.default_rng(12)
-    x = rng.standard_normal((1500, 4))
+    x = rng.standard_normal((1500, m))
     y = x + 0.3 * rng.standard_normal(x.shape)
     if decimals is not None:
         x, y = np.round(x, decimals), np.round(y, decimals)
@@ -337,6 +338,39 @@ def test_k_nearest_equal_a_brute_force(decimals):
         KDTree(y).knn(x, 3)
     with pytest.raises(ValueError, match="k must be"):
         tree.knn(x, 0)
+
+
+@pytest.mark.parametrize("decimals", [None, 0])
+@pytest.mark.parametrize("metric", ["sqeuclidean", "l1", "linf"])
+def test_ten_attributes_equal_a_brute_force(decimals, metric):
+    """On ten attributes the leaf scan stops after half (or seven tenths) of them when no row can
+    come near enough (:func:`neighbours._leaf`): the nearest row, the box query, the search's tie
+    count and the range listing still equal the brute force."""
+    rng = np.random.default_rng(21)
+    x = rng.standard_normal((1200, 10))
+    y = x + 0.4 * rng.standard_normal(x.shape)
+    if decimals is not None:
+        x, y = np.round(x, decimals), np.round(y, decimals)
+    d = cdist(x, y, {"sqeuclidean": "sqeuclidean", "l1": "cityblock", "linf": "chebyshev"}[metric])
+    for leaf in (16, 64):
+        links, dist = KDTree(y, leaf_size=leaf).query(x, metric, rescore=False)
+        np.testing.assert_array_equal(links, d.argmin(axis=1))
+        np.testing.assert_allclose(dist, d.min(axis=1), rtol=1e-12)
+        keys = np.argsort(np.argsort(y, axis=0, kind="stable"), axis=0)[:, :3]
+        lo = rng.integers(0, 600, (x.shape[0], 3))
+        hi = lo + 700
+        ref_links, ref_d, _ = brute_box(x, y, keys, lo, hi, metric)
+        links, dist = KDTree(y, keys=keys, leaf_size=leaf).query(x, metric, lo=lo, hi=hi, rescore=False)
+        np.testing.assert_array_equal(links, ref_links)
+        np.testing.assert_allclose(dist, ref_d, rtol=1e-12)
+    if metric == "sqeuclidean":
+        found = KDTree(y, leaf_size=16).search(x)
+        best = np.zeros(d.shape)
+        for j in range(x.shape[1]):  # the kernel's sequential sum
+            best += (x[:, j, None] - y[None, :, j]) ** 2
+        low = best.min(axis=1)
+        np.testing.assert_array_equal(found.dist, low)
+        np.testing.assert_array_equal(found.counted, (best == low[:, None]).sum(axis=1))
 
 
 def test_bad_arguments():

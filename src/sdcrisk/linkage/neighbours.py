@@ -298,16 +298,33 @@ def _bound(q, i, blo, bhi, v, metric):
 
 
 @njit(cache=True, inline="always")
-def _leaf(q, i, ptsT, keysT, s, e, metric, lo, hi, check, acc, ok):
+def _leaf(q, i, ptsT, keysT, s, e, metric, lo, hi, check, acc, ok, limit=np.inf):
     """``acc[u]``: distance from ``q[i]`` to row ``s + u`` (``ptsT``: rows as columns), with the
     brute-force kernels' arithmetic (``d = 0``, then ``d += (q_j - b_j)^2``, or ``+= |q_j - b_j|``, or
     ``max``, for ``j = 0, 1, ...``; the loops over rows vectorise); ``ok[u]``: the row's keys lie in
-    the box ``[lo[i], hi[i])`` (only when ``check``). Returns the minimum over the allowed rows."""
+    the box ``[lo[i], hi[i])`` (only when ``check``). Returns the minimum over the allowed rows.
+
+    Early exit: when every row's partial distance after half (and after seven tenths) of the
+    attributes already exceeds ``limit``, returns ``inf`` with ``acc`` and ``ok`` unset. Exact: the
+    partial sums of non-negative terms (or maxima) never exceed the full ones in floating point,
+    so no row of the leaf would be within ``limit``. At 1,000,000 x 10 (one thread, 250,000
+    queries, interleaved runs) about half of the leaves the exact nearest search reads end after
+    half of the attributes: the search 8.3-8.5 s instead of 8.8-9.7 s, L1 on ranks (RBRL-Sum)
+    11.2-11.6 s instead of 13.2-15.0 s. Not used by the k nearest search (:func:`_knn`): with ten
+    candidates and ``approx=0.5`` only 8 % of its leaves could end there, and it ran no faster."""
     w = e - s
     for u in range(w):
         acc[u] = 0.0
     mn = np.inf
-    for j in range(ptsT.shape[0]):
+    m = ptsT.shape[0]
+    half, late = (m + 1) // 2, (7 * m + 9) // 10
+    for j in range(m):
+        if (j == half or j == late) and j >= 3 and limit < np.inf:
+            low = np.inf
+            for u in range(w):
+                low = acc[u] if acc[u] < low else low
+            if low > limit:
+                return np.inf
         x = q[i, j]
         col = ptsT[j, s:e]
         if metric == 0:
@@ -436,7 +453,7 @@ def _query(i0, i1, order, links, dist, found, q, ptsT, keysT, idx, start, end, l
             inside = full[top]
             if left[v] < 0:
                 s0 = start[v]
-                if _leaf(q, i, ptsT, keysT, s0, end[v], metric, lo, hi, not inside, acc, ok) > lim:
+                if _leaf(q, i, ptsT, keysT, s0, end[v], metric, lo, hi, not inside, acc, ok, lim) > lim:
                     continue  # no row of the leaf is near enough
                 for u in range(end[v] - s0):
                     if not inside and not ok[u]:
@@ -537,7 +554,7 @@ def _ball(i0, i1, order, found, q, thr, offset, out, ptsT, keysT, idx, start, en
             inside = full[top]
             if left[v] < 0:
                 s0 = start[v]
-                if _leaf(q, i, ptsT, keysT, s0, end[v], metric, lo, hi, not inside, acc, ok) > t:
+                if _leaf(q, i, ptsT, keysT, s0, end[v], metric, lo, hi, not inside, acc, ok, t) > t:
                     continue
                 for u in range(end[v] - s0):
                     if (inside or ok[u]) and acc[u] <= t:

@@ -150,3 +150,17 @@ def test_no_room_for_the_entry_leaves_each_attack_its_own_search(directory, monk
     monkeypatch.setattr(np, "save", real)
     assert [p.suffix for p in directory.iterdir()] == [".lock"]  # neither an entry nor a partial one
     np.testing.assert_array_equal(first.links, KDTree(y).search(x).links)
+
+
+def test_an_entry_that_would_fill_the_directory_is_not_written(directory, monkeypatch):
+    """Every attack computes for itself where an entry would leave less than shared.ROOM free."""
+    import collections
+
+    x, y, truth = _files(300, 3, None)
+    usage = collections.namedtuple("usage", "total used free")
+    monkeypatch.setattr(shared.shutil, "disk_usage", lambda path: usage(2 * shared.ROOM, shared.ROOM, shared.ROOM))
+    first = shared.nearest_search(x, y)
+    ranks = shared.kept("ranks", (x,), ("r",), lambda: {"r": np.arange(3)})
+    assert not [p for p in directory.iterdir() if p.suffix != ".lock"]
+    np.testing.assert_array_equal(first.links, KDTree(y).search(x).links)
+    np.testing.assert_array_equal(ranks["r"], np.arange(3))

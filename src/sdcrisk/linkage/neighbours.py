@@ -923,7 +923,7 @@ class KDTree:
 
     @classmethod
     def from_state(cls, state) -> "KDTree":
-        """The tree :meth:`state` described (its arrays used as they are, e.g. mapped read-only)."""
+        """The tree :meth:`state` described (its arrays used as they are, not copied)."""
         tree = cls.__new__(cls)
         for f in cls.ARRAYS:
             setattr(tree, f, state[f])

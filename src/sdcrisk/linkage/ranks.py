@@ -4,7 +4,7 @@
 process spares (its attack workers import it before their first attack).
 
 RBRL-Sum, RBRL-Max and PRL-graded rank the same two files: where the attacks share a directory
-(:mod:`.shared`), the first computes each file's ranks and the others map them (1.7-1.9 s per
+(:mod:`.shared`), the first computes each file's ranks and the others read them (1.7-1.9 s per
 file of 1,000,000 x 10).
 """
 

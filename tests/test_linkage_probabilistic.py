@@ -175,6 +175,40 @@ def test_shortest_paths_reach_the_flow_optimum(n, extra, density, levels, seed):
     assert _total(rows, cols, gain, again) == pytest.approx(_total(rows, cols, gain, flow), abs=1e-9)
 
 
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 10), st.integers(1, 10), st.integers(1, 8), st.sampled_from([2, 3, 1000]),
+       st.integers(0, 2**32 - 1))
+def test_single_blocks_as_edges_keep_the_optimum(n, ny, nblocks, levels, seed):
+    """A block network solved as given and with its blocks of one original or one member as
+    direct edges (assign_max_weight_blocks from ``singles_min`` originals) reaches the total gain
+    of the pair network it stands for (every pair at its best route), solved by the flow."""
+    rng = np.random.default_rng(seed)
+    size_e, size_m = rng.integers(1, 4, size=nblocks), rng.integers(1, 4, size=nblocks)
+    eblock, mblock = np.repeat(np.arange(nblocks), size_e), np.repeat(np.arange(nblocks), size_m)
+    erow, mcol = rng.integers(0, n, size=eblock.size), rng.integers(0, ny, size=mblock.size)
+    bgain = rng.integers(1, levels, size=nblocks) / 1e3 + 1e-3
+    nd = int(rng.integers(0, 4))
+    direct = (rng.integers(0, n, size=nd), rng.integers(0, ny, size=nd), rng.integers(1, levels, size=nd) / 1e3 + 2e-3)
+    best = {}
+    for (r, c), g in zip(zip(*direct[:2]), direct[2]):
+        best[r, c] = max(best.get((r, c), 0.0), g)
+    for r, b in zip(erow, eblock):
+        for c in mcol[mblock == b]:
+            best[r, c] = max(best.get((r, c), 0.0), bgain[b])
+    pairs = np.array(list(best), dtype=np.int64).reshape(-1, 2)
+    gain = np.array(list(best.values()))
+    flow = assign_max_weight(pairs[:, 0], pairs[:, 1], gain, n, paths_min=None)
+    expected = _total(pairs[:, 0], pairs[:, 1], gain, flow)
+    for singles_min in (None, 0):
+        links = assignment.assign_max_weight_blocks(n, ny, direct, (erow, eblock, bgain[eblock]),
+                                                    (mblock, mcol), singles_min=singles_min)
+        used = links[links >= 0]
+        assert used.size == np.unique(used).size
+        got = sum(best[i, int(k)] for i, k in enumerate(links) if k >= 0 and (i, int(k)) in best)
+        assert all(k < 0 or (i, int(k)) in best for i, k in enumerate(links))
+        assert got == pytest.approx(expected, abs=1e-9)
+
+
 def test_shortest_paths_leave_an_original_unlinked_where_that_gains_more():
     """Original 0 gains 10 with masked 0 or 1 with masked 1, original 1 gains 1 with masked 0:
     linking both (total 2) loses to linking original 0 alone (10); with 9.5 for original 1, linking

@@ -180,8 +180,8 @@ def test_shortest_paths_reach_the_flow_optimum(n, extra, density, levels, seed):
        st.integers(0, 2**32 - 1))
 def test_single_blocks_as_edges_keep_the_optimum(n, ny, nblocks, levels, seed):
     """A block network solved as given and with its blocks of one original or one member as
-    direct edges (assign_max_weight_blocks from ``singles_min`` originals) reaches the total gain
-    of the pair network it stands for (every pair at its best route), solved by the flow."""
+    direct edges (single_blocks_as_edges) reaches the total gain of the pair network it stands
+    for (every pair at its best route), solved by the flow."""
     rng = np.random.default_rng(seed)
     size_e, size_m = rng.integers(1, 4, size=nblocks), rng.integers(1, 4, size=nblocks)
     eblock, mblock = np.repeat(np.arange(nblocks), size_e), np.repeat(np.arange(nblocks), size_m)
@@ -199,9 +199,9 @@ def test_single_blocks_as_edges_keep_the_optimum(n, ny, nblocks, levels, seed):
     gain = np.array(list(best.values()))
     flow = assign_max_weight(pairs[:, 0], pairs[:, 1], gain, n, paths_min=None)
     expected = _total(pairs[:, 0], pairs[:, 1], gain, flow)
-    for singles_min in (None, 0):
-        links = assignment.assign_max_weight_blocks(n, ny, direct, (erow, eblock, bgain[eblock]),
-                                                    (mblock, mcol), singles_min=singles_min)
+    network = (direct, (erow, eblock, bgain[eblock]), (mblock, mcol))
+    for parts in (network, assignment.single_blocks_as_edges(*network)):
+        links = assignment.assign_max_weight_blocks(n, ny, *parts)
         used = links[links >= 0]
         assert used.size == np.unique(used).size
         got = sum(best[i, int(k)] for i, k in enumerate(links) if k >= 0 and (i, int(k)) in best)
@@ -404,6 +404,22 @@ def test_block_network_reaches_the_optimum_of_the_pair_network(rule, monkeypatch
     used = blocks.links[blocks.links >= 0]
     assert used.size == np.unique(used).size
     np.testing.assert_array_equal(blocks.candidates, pairs.candidates)
+
+
+def test_prl_with_single_blocks_as_edges_reaches_the_same_optimum(monkeypatch):
+    """From PATHS_MIN originals PRL's block network has its blocks of one original or one member
+    as direct edges: fewer arcs, the same total gain (here with PATHS_MIN lowered to 1)."""
+    from sdcrisk.linkage import probabilistic
+
+    x, y = _tied()
+    plain = prl(x, y, rng=np.random.default_rng(1))
+    monkeypatch.setattr(probabilistic, "PATHS_MIN", 1)
+    reduced = prl(x, y, rng=np.random.default_rng(1))
+    assert plain.info["network"] == reduced.info["network"] == "blocks"
+    assert reduced.info["arcs"] < plain.info["arcs"]
+    assert _total_gain(reduced) == pytest.approx(_total_gain(plain), abs=1e-6)
+    used = reduced.links[reduced.links >= 0]
+    assert used.size == np.unique(used).size
 
 
 def _direct_by_hand(z, lo, hi, gain_of, route, cap):

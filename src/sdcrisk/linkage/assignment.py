@@ -285,11 +285,14 @@ def _units(gain) -> np.ndarray:
     return -np.rint(np.asarray(gain, dtype=np.float64) * 1e6).astype(np.int64)
 
 
-def _single_blocks(direct, enter, members):
+def single_blocks_as_edges(direct, enter, members):
     """The network of :func:`assign_max_weight_blocks` with every block that one original enters,
     or that has one member, replaced by direct edges at its gain (``a * b`` edges instead of
     ``a + b`` arcs and a node, where ``a`` or ``b`` is 1) and the other blocks renumbered 0, 1, ...
-    The same pairs at the same gains, so the same optimum total."""
+    The same pairs at the same gains, so the same optimum total on fewer nodes. On the network of
+    PRL at 1,000,000 x 10 (rank swapping: 447,133 of its 1,647,099 blocks have one original and
+    one member) the flow took 82.0, 84.3 and 87.9 s against 90.6 and 90.6 s, with the same total
+    gain; blocks of two originals and two members as four edges made it slower (114.2 s)."""
     rows, cols, gain = direct
     erow, eblock, egain = enter
     mblock, mcol = members
@@ -313,7 +316,7 @@ def _single_blocks(direct, enter, members):
     return edges, (erow[~ke], number[eblock[~ke]], egain[~ke]), (number[mblock[~km]], mcol[~km])
 
 
-def assign_max_weight_blocks(n: int, ny: int, direct, enter, members, *, singles_min: int | None = PATHS_MIN) -> np.ndarray:
+def assign_max_weight_blocks(n: int, ny: int, direct, enter, members) -> np.ndarray:
     """:func:`assign_max_weight` on a network in which a *block* stands for every pair of its
     originals and its masked records at one gain: the bipartite graph of complete blocks, with
     as many arcs as the blocks have originals plus members instead of their product.
@@ -325,21 +328,11 @@ def assign_max_weight_blocks(n: int, ny: int, direct, enter, members, *, singles
     with those leaving it in ascending order of original and masked record. Exact whenever the
     network overstates no pair (each pair's best route is its gain; the caller's condition).
 
-    From ``singles_min`` originals (None: never) a block that one original enters, or that has
-    one member, enters as direct edges (:func:`_single_blocks`): the same optimum on fewer nodes.
-    On the network of PRL at 1,000,000 x 10 (rank swapping, 447,133 of its 1,647,099 blocks have
-    one original and one member) the flow took 82.0 and 84.3 s against 90.6 and 90.6 s, with
-    the same total gain; blocks of two originals and two members as four edges made it slower
-    (114 s). Below ``singles_min`` the network stays as given, so that the replication's links
-    (files of at most 4,092 records) stay those of the flow on it.
-
     Every original leaves by exactly one arc (a direct edge, a block, or "no link"), so adding one
     constant to the costs of those arcs leaves the optimum unchanged; centring them on 0 halves
     the cost range, which the cost-scaling solver's time follows. Node numbers are 32-bit, the
     solver's own type, so that it copies nothing.
     """
-    if singles_min is not None and n >= singles_min:
-        direct, enter, members = _single_blocks(direct, enter, members)
     rows, cols, gain = direct
     erow, eblock, egain = enter
     mblock, mcol = members

@@ -97,7 +97,7 @@ from numba import njit
 
 from ..resources import MemoryLimitError, check_memory, check_work
 from ..validation import check_int, check_real
-from .assignment import assign_max_weight, assign_max_weight_blocks
+from .assignment import PATHS_MIN, assign_max_weight, assign_max_weight_blocks, single_blocks_as_edges
 from .base import LinkResult, prepare
 from .ranks import rank_matrix
 from .sorting import argsort_stable, searchsorted_sorted
@@ -579,7 +579,9 @@ def block_network(pairs: "CandidatePairs", counts: np.ndarray, gain_of: np.ndarr
     are direct edges; ``cap`` keeps each original's ``cap`` best of them (:func:`direct_edges`)
     and ``truncated`` counts the originals that had more. Records are renumbered in the sorted
     order of the attribute with the largest gain (``back`` maps the solver's numbers back), which
-    keeps the solver's memory reads local: about 5 % faster at 10^6."""
+    keeps the solver's memory reads local: about 5 % faster at 10^6. From
+    :data:`.assignment.PATHS_MIN` originals the blocks with one original or one member become direct
+    edges (:func:`.assignment.single_blocks_as_edges`; the flow at 10^6 about 7 % faster)."""
     c = pairs.c
     route = route_gains(gain_of, c)
     seen = counts > 0
@@ -614,6 +616,10 @@ def block_network(pairs: "CandidatePairs", counts: np.ndarray, gain_of: np.ndarr
     direct = (row_no[rows], col_no[cols], gain_of[codes])
     enter = (row_no[enter[0]], enter[1], singles[enter[2]])
     members = (members[0], col_no[members[1]])
+    del rows, cols, codes
+    if n >= PATHS_MIN:  # the replication's files (at most 4,092 records) keep the flow's links on blocks
+        direct, enter, members = single_blocks_as_edges(direct, enter, members)
+        arcs = direct[0].size + enter[0].size + members[0].size
     return (n, ny, direct, enter, members), (nbest, arcs, (row_no, pairs.order[top].copy()), truncated)
 
 

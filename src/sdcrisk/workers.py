@@ -90,9 +90,12 @@ SEARCH_SECONDS = (1.4, 44.5)
 # flow for them too (November 27, later): 2017 -> 1116 MiB. RS-RL's and L-RL's after their first
 # search became the shared one (sdcrisk.linkage.shared), which also collects DBRL's candidates
 # (16 per record while searching): 1485 -> 1567 and 1597 -> 1618 MiB, the larger of the two kept
-# for L-RL. Two attacks run at a time only while their sum stays within the memory limit.
+# for L-RL. Since L-RL reads RS-RL's sorted columns and tree (sdcrisk.linkage.shared), its worker
+# peaked at 1,720 MiB at 10^6 and 14,572 MiB at 10^7 (1,489 and 1,497 bytes per record above the
+# base; the previous 1,382 fell 7 % short at 10^7), and PRL-graded's at 1,434 MiB at 10^6 (1,189;
+# November 27, night). Two attacks run at a time only while their sum stays within the memory limit.
 _WORKER_BASE = 300 * 2**20
-PEAK_BYTES_PER_RECORD = {"PRL": 2917.0, "PRL-graded": 1178.0, "GDBRL": 856.0, "L-RL(MA)": 1382.0,
+PEAK_BYTES_PER_RECORD = {"PRL": 2917.0, "PRL-graded": 1190.0, "GDBRL": 856.0, "L-RL(MA)": 1500.0,
                          "RS-RL(p<=20%)": 1329.0, "RBRL-Sum": 952.0, "RBRL-Max": 952.0, "DBRL": 931.0}
 _ARRAYS = ("x", "y", "cx", "cy")
 _LIVE: set["AttackWorkers"] = set()  # running pools, for abort()

@@ -201,7 +201,7 @@ def test_single_blocks_as_edges_keep_the_optimum(n, ny, nblocks, levels, seed):
     expected = _total(pairs[:, 0], pairs[:, 1], gain, flow)
     network = (direct, (erow, eblock, bgain[eblock]), (mblock, mcol))
     for parts in (network, assignment.single_blocks_as_edges(*network)):
-        links = assignment.assign_max_weight_blocks(n, ny, *parts)
+        links = assignment.assign_max_weight_blocks(n, ny, list(parts))
         used = links[links >= 0]
         assert used.size == np.unique(used).size
         got = sum(best[i, int(k)] for i, k in enumerate(links) if k >= 0 and (i, int(k)) in best)

@@ -16,8 +16,12 @@ reason, rather than running for hours.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+import weakref
 
 LIMIT_ENV = "SDCRISK_MEMORY_LIMIT"
+PARK_MIN = 64 * 2**20  # bytes from which park() writes arrays to disk rather than keep them
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
 
@@ -139,3 +143,49 @@ def check_work(what: str, units: float, limit: float, rate: float, hint: str = "
         raise WorkLimitError(f"{what}: about {units:,.0f}, above the limit of {limit:,.0f} (roughly "
                              f"{units / rate / 60:,.0f} min or more on the reference machine): refused up front"
                              f"{'; ' + hint if hint else ''}")
+
+
+class Parked:
+    """Arrays set aside by :func:`park`; :meth:`load` returns them (once)."""
+
+    def __init__(self, arrays: tuple):
+        import numpy as np
+
+        self._kept, self._dir, self._count = arrays, None, len(arrays)
+        if sum(int(a.nbytes) for a in arrays) < PARK_MIN:
+            return
+        try:
+            self._dir = tempfile.mkdtemp(prefix="sdcrisk-park-")
+            self._cleanup = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
+            if shutil.disk_usage(self._dir).free < 2 * sum(int(a.nbytes) for a in arrays):
+                raise OSError("no room")
+            for i, a in enumerate(arrays):
+                np.save(os.path.join(self._dir, f"{i}.npy"), a)
+            self._kept = None
+        except OSError:  # no room (or no temporary directory): kept in memory, the same result
+            self._release()
+
+    def _release(self) -> None:
+        if self._dir is not None:
+            self._cleanup()
+            self._dir = None
+
+    def load(self) -> list:
+        import numpy as np
+
+        if self._kept is not None:
+            arrays, self._kept = list(self._kept), None
+            return arrays
+        try:
+            return [np.load(os.path.join(self._dir, f"{i}.npy")) for i in range(self._count)]
+        finally:
+            self._release()
+
+
+def park(*arrays) -> Parked:
+    """Write ``arrays`` to a new temporary directory (``TMPDIR``) so that the caller can drop its
+    references before a memory peak (a flow solver's network) and :meth:`Parked.load` them after;
+    below :data:`PARK_MIN` bytes, or where the directory has no room for them, they stay in memory
+    instead (the same result, the memory not spared). The directory goes with the load, or with
+    the object."""
+    return Parked(arrays)

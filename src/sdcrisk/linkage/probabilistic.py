@@ -95,7 +95,7 @@ import numba
 import numpy as np
 from numba import njit
 
-from ..resources import MemoryLimitError, check_memory, check_work
+from ..resources import MemoryLimitError, check_memory, check_work, park
 from ..validation import check_int, check_real
 from .assignment import PATHS_MIN, assign_max_weight, assign_max_weight_blocks, single_blocks_as_edges
 from .base import LinkResult, prepare
@@ -751,10 +751,12 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
     blocked = block_network(pairs, counts, gain_of, max_candidates)
     if blocked is not None:
         del pairs  # the candidate ranges, before the solver's memory peak
-        network, (ncand, arcs, (row_no, col_of), truncated) = blocked
+        (_, _, *network), (ncand, arcs, (row_no, col_of), truncated) = blocked
         del blocked
-        links_no = assign_max_weight_blocks(*network)
-        del network
+        keys = park(z, lo, hi)  # on disk during the solve (240 MB at 10^6 x 10)
+        del z, lo, hi
+        links_no = assign_max_weight_blocks(n, ny, network)
+        z, lo, hi = keys.load()
         links_perm = links_no[row_no]
         links_perm[links_perm >= 0] = col_of[links_perm[links_perm >= 0]]
         network = "blocks"

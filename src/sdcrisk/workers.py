@@ -68,10 +68,11 @@ HEARTBEAT = 10.0  # seconds between progress lines of a running attack
 # (rank swapping p = 5, 2 cores, two attacks at a time; benchmarks/results/assess_scale.md, November
 # 27, after the nearest-record search was shared; DBRL's, RS-RL's and L-RL's with the search, as
 # each took when it ran it): the order in which the attacks are handed out (longest first) and,
-# interpolated on log-log axes, the progress estimate.
+# interpolated on log-log axes, the progress estimate. RBRL-Max's from the run of November 27,
+# night, since it reads RBRL-Sum's ranks and tree (sdcrisk.linkage.shared).
 EXPECTED_SECONDS = {"PRL": (2.8, 128.0), "GDBRL": (3.9, 76.2), "PRL-graded": (4.33, 55.9),
                     "L-RL(MA)": (2.44, 55.6), "RS-RL(p<=20%)": (2.24, 64.6), "DBRL": (1.5, 44.7),
-                    "RBRL-Sum": (1.95, 58.7), "RBRL-Max": (0.8, 14.4)}
+                    "RBRL-Sum": (1.95, 58.7), "RBRL-Max": (0.41, 8.33)}
 _SIZES = (100_000, 1_000_000)
 # DBRL, RS-RL and L-RL begin with one nearest-record search, which the first of them runs and the
 # others read (sdcrisk.linkage.shared): its seconds in the same runs, to take off the estimate of
@@ -93,9 +94,11 @@ SEARCH_SECONDS = (1.4, 44.5)
 # for L-RL. Since L-RL reads RS-RL's sorted columns and tree (sdcrisk.linkage.shared), its worker
 # peaked at 1,720 MiB at 10^6 and 14,572 MiB at 10^7 (1,489 and 1,497 bytes per record above the
 # base; the previous 1,382 fell 7 % short at 10^7), and PRL-graded's at 1,434 MiB at 10^6 (1,189;
-# November 27, night). Two attacks run at a time only while their sum stays within the memory limit.
+# November 27, night). PRL's since its keys and the arcs' ends wait on disk during its flow
+# (sdcrisk.resources.park; November 28): 3,011 -> 2,570 MiB at 10^6 (2,380 bytes per record above
+# the base). Two attacks run at a time only while their sum stays within the memory limit.
 _WORKER_BASE = 300 * 2**20
-PEAK_BYTES_PER_RECORD = {"PRL": 2917.0, "PRL-graded": 1190.0, "GDBRL": 856.0, "L-RL(MA)": 1500.0,
+PEAK_BYTES_PER_RECORD = {"PRL": 2380.0, "PRL-graded": 1190.0, "GDBRL": 856.0, "L-RL(MA)": 1500.0,
                          "RS-RL(p<=20%)": 1329.0, "RBRL-Sum": 952.0, "RBRL-Max": 952.0, "DBRL": 931.0}
 _ARRAYS = ("x", "y", "cx", "cy")
 _LIVE: set["AttackWorkers"] = set()  # running pools, for abort()

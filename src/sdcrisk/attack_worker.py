@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import tempfile
 import warnings
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -77,6 +78,8 @@ def main() -> int:
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
+    if len(sys.argv) > 1:  # temporary files (resources.park) in the workers' directory, which the
+        tempfile.tempdir = sys.argv[1]  # parent removes even where it kills the worker mid-attack
     _return_freed_memory()
     spare_address_space()
     out = os.dup(1)

@@ -187,5 +187,6 @@ def park(*arrays) -> Parked:
     references before a memory peak (a flow solver's network) and :meth:`Parked.load` them after;
     below :data:`PARK_MIN` bytes, or where the directory has no room for them, they stay in memory
     instead (the same result, the memory not spared). The directory goes with the load, or with
-    the object."""
+    the object; an attack worker makes it inside the workers' directory, which ``sdcrisk assess``
+    removes even where it kills the worker (Ctrl-C)."""
     return Parked(arrays)

@@ -152,12 +152,13 @@ class Parked:
         import numpy as np
 
         self._kept, self._dir, self._count = arrays, None, len(arrays)
-        if sum(int(a.nbytes) for a in arrays) < PARK_MIN:
+        size = sum(int(a.nbytes) for a in arrays)
+        if size < PARK_MIN:
             return
         try:
             self._dir = tempfile.mkdtemp(prefix="sdcrisk-park-")
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
-            if shutil.disk_usage(self._dir).free < 2 * sum(int(a.nbytes) for a in arrays):
+            if shutil.disk_usage(self._dir).free < 2 * size:
                 raise OSError("no room")
             for i, a in enumerate(arrays):
                 np.save(os.path.join(self._dir, f"{i}.npy"), a)

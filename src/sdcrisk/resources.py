@@ -152,13 +152,12 @@ class Parked:
         import numpy as np
 
         self._kept, self._dir, self._count = arrays, None, len(arrays)
-        size = sum(int(a.nbytes) for a in arrays)
-        if size < PARK_MIN:
+        if sum(int(a.nbytes) for a in arrays) < PARK_MIN:
             return
         try:
             self._dir = tempfile.mkdtemp(prefix="sdcrisk-park-")
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
-            if shutil.disk_usage(self._dir).free < 2 * size:
+            if shutil.disk_usage(self._dir).free < 2 * sum(int(a.nbytes) for a in arrays):
                 raise OSError("no room")
             for i, a in enumerate(arrays):
                 np.save(os.path.join(self._dir, f"{i}.npy"), a)

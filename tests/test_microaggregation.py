@@ -295,3 +295,14 @@ def test_bad_parameters(name):
         mask(name, const, **_params(name, 2, 3))
     with pytest.raises(ValueError, match="k"):
         optimal_univariate_groups(np.arange(5.0), 6)
+
+
+@pytest.mark.parametrize("name", ["individual_ranking_ma", "optimal_univariate_ma"])
+def test_column_threads_change_nothing(monkeypatch, name):
+    """From THREADS_MIN records the columns are grouped on numba's threads: the same values."""
+    import sdcrisk.masking.microaggregation as ma
+
+    x = np.round(np.random.default_rng(4).lognormal(size=(2000, 5)), 1)
+    serial = mask(name, x, np.random.default_rng(0), k=3)
+    monkeypatch.setattr(ma, "THREADS_MIN", 0)
+    assert np.array_equal(mask(name, x, np.random.default_rng(0), k=3), serial)

@@ -279,6 +279,53 @@ def test_pbuckets_partners_involution_and_mostly_swapped():
         assert np.mean(pa != np.arange(1080)) > 0.9
 
 
+def reference_partners(n: int, P: int, mode: int, rng: np.random.Generator) -> np.ndarray:
+    """Standard rank swapping written out (mode 0 = moore, 1 = inclusive): the still-unswapped
+    positions of the window listed, one uniform draw among them, in the kernel's order of draws."""
+    avail = np.ones(n, dtype=bool)
+    partner = np.arange(n)
+    for i in range(n):
+        if not avail[i]:
+            continue
+        lo = i if mode == 1 else i + 1
+        hi = min(i + P, n - 1)
+        free = np.flatnonzero(avail[lo:hi + 1]) + lo
+        free = free[free != i] if mode == 0 else free
+        avail[i] = False
+        l = int(free[rng.integers(0, free.size)]) if free.size else -1
+        if l > i:
+            avail[l] = False
+            partner[i], partner[l] = l, i
+    return partner
+
+
+@pytest.mark.parametrize("variant", ["moore", "inclusive"])
+def test_ring_window_draws_as_written(variant):
+    """The kernel counts the window's positions in a ring of W >= P + 1 slots (wrapping whenever
+    n > W): the same partners and the same draws from the generator as the rule written out."""
+    rs = np.random.default_rng(7)
+    cases = [(2, 1), (3, 2), (17, 16), (100, 7), (300, 1), (300, 63), (300, 64), (1000, 127), (1000, 128)]
+    cases += [(int(n), int(rs.integers(1, n))) for n in rs.integers(2, 600, size=30)]
+    for n, P in cases:
+        seed = int(rs.integers(1 << 30))
+        a, b = np.random.default_rng(seed), np.random.default_rng(seed)
+        got = rankswap_partners(n, P, a, variant)
+        want = reference_partners(n, P, 1 if variant == "inclusive" else 0, b)
+        assert np.array_equal(got, want), (n, P)
+        assert a.bit_generator.state == b.bit_generator.state, (n, P)
+
+
+@pytest.mark.parametrize("name,params", METHODS)
+def test_sorting_thread_changes_nothing(monkeypatch, name, params):
+    """From PIPELINE_MIN records a second thread sorts and swaps the columns: the same values."""
+    import sdcrisk.masking.swapping as swapping
+
+    x = np.round(np.random.default_rng(3).lognormal(size=(3000, 4)), 1)
+    serial = mask(name, x, np.random.default_rng(11), **params)
+    monkeypatch.setattr(swapping, "PIPELINE_MIN", 0)
+    assert np.array_equal(mask(name, x, np.random.default_rng(11), **params), serial)
+
+
 def test_apply_partners_matches_definition():
     col = np.array([3.0, 1.0, 2.0, 5.0])
     order = sorted_order(col)  # [1, 2, 0, 3]

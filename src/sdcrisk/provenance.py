@@ -26,7 +26,7 @@ from .environment import versions
 # Modules whose code decides a cell's numbers; packages count with every module in them.
 COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sdcrisk.attacks", "sdcrisk.evaluation",
                    "sdcrisk.belief", "sdcrisk.experiments_belief", "sdcrisk.validation", "sdcrisk.resources",
-                   "sdcrisk.fixed_order")  # the last: noise's and PCP's covariances, Mahalanobis DBRL
+                   "sdcrisk.threads", "sdcrisk.fixed_order")  # the last: noise's and PCP's covariances, Mahalanobis DBRL
 # Libraries whose versions decide a cell's numbers (random streams, sums, kernels, I/O of tables).
 COMPUTE_LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow", "ortools")
 TABLE_LIBRARIES = ("numpy", "pandas")

@@ -88,7 +88,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numba
@@ -96,6 +95,7 @@ import numpy as np
 from numba import njit
 
 from ..resources import MemoryLimitError, check_memory, check_work, park
+from ..threads import map_threads
 from ..validation import check_int, check_real
 from .assignment import PATHS_MIN, assign_max_weight, assign_max_weight_blocks, single_blocks_as_edges
 from .base import LinkResult, prepare
@@ -419,16 +419,9 @@ def _edges(order, s, e, z, lo, hi, walk, gain_of, cap, rowmax, indptr, out_cols,
 
 
 def _threads(f, items, n: int) -> list:
-    """``[f(item) for item in items]``, on numba's number of threads when the file has at least
-    ``_PART_MIN`` records (numpy's sorts and the ``nogil`` kernels release the GIL), results in the
-    order of ``items``. Small files stay in this thread: asking numba for its thread count starts
-    its threading layer, which cost the first ``sdcrisk assess`` on EIA about 1 s."""
-    items = list(items)
-    workers = min(numba.get_num_threads(), len(items)) if n >= _PART_MIN else 1
-    if workers <= 1:
-        return [f(item) for item in items]
-    with ThreadPoolExecutor(workers) as pool:
-        return list(pool.map(f, items))
+    """``[f(item) for item in items]`` (:func:`sdcrisk.threads.map_threads`), on numba's threads
+    when the file has at least ``_PART_MIN`` records."""
+    return map_threads(f, items, n >= _PART_MIN)
 
 
 def _in_threads(kernel, walk: np.ndarray) -> list:

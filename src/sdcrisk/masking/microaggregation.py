@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from ..threads import map_threads
 from ..validation import check_int
 from .mdav_tree import mdav_tree_kernel, tree_applicable
 from .projection import PROJECTIONS, project, standardise
@@ -40,12 +41,13 @@ from .registry import Param, register
 
 _K = Param("k", "int", low=2, doc="minimum group size k >= 2 (and k <= n)", at_most="n")
 _V = Param("v", "int", low=1, doc="block size v >= 1 (and v <= m)", at_most="m")
+THREADS_MIN = 100_000  # records from which _univariate treats the columns on numba's threads
 
 
 # ----------------------------------------------------------------------------------------------
 # univariate partitions of sorted values
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _optimal_groups_kernel(v, k):
     n = v.size
     best = np.full(n + 1, np.inf)
@@ -127,13 +129,16 @@ def group_means(x: np.ndarray, labels: np.ndarray) -> np.ndarray:
 
 
 def _univariate(x: np.ndarray, grouping) -> np.ndarray:
-    """Apply a sorted-values grouping to every column independently (stable sort)."""
+    """Apply a sorted-values grouping to every column independently (stable sort); the columns
+    on numba's threads from :data:`THREADS_MIN` records (the same values either way)."""
     out = np.empty_like(x)
-    for j in range(x.shape[1]):
+
+    def column(j):
         order = np.argsort(x[:, j], kind="stable")
         col = x[order, j]
-        labels = grouping(col)
-        out[order, j] = group_means(col[:, None], labels)[:, 0]
+        out[order, j] = group_means(col[:, None], grouping(col))[:, 0]
+
+    map_threads(column, range(x.shape[1]), x.shape[0] >= THREADS_MIN)
     return out
 
 

@@ -21,7 +21,10 @@ used as a partner is skipped ("still unswapped" in the papers).
 
 Random draws come from the ``numpy.random.Generator`` passed in (numba consumes its bit generator
 directly, so the caller's generator advances). Uniform choice among still-unswapped positions
-uses a Fenwick tree: O(n log n) per attribute whatever p.
+uses a Fenwick tree: O(n log n) per attribute whatever p; standard rank swapping's tree counts
+only the window, in a ring of at least P + 1 slots (:func:`_rankswap_kernel`). From
+:data:`PIPELINE_MIN` records a second thread sorts and swaps the columns while the partners of the
+next are drawn (:func:`_per_column`).
 """
 # The published rows the choices recorded in this module's docstrings were compared with
 # (docs/calibration.yaml; the check makes them calibration rows):
@@ -31,6 +34,7 @@ uses a Fenwick tree: O(n log n) per attribute whatever p.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from numba import njit
@@ -57,6 +61,7 @@ __all__ = [
 ROUNDINGS = ("floor", "round", "ceil")
 RANKSWAP_VARIANTS = ("inclusive", "moore", "argus")
 RANKSWAP_DEFAULT = "inclusive"
+PIPELINE_MIN = 100_000  # records from which a second thread sorts the columns (_per_column)
 _RANKSWAP_MODE = {"moore": 0, "inclusive": 1, "argus": 2}
 PDIST_VARIANTS = ("distance", "window", "direct")
 _PDIST_MODE = {"window": 0, "direct": 1, "distance": 2}
@@ -165,22 +170,56 @@ def _pick_available(tree, top, lo, hi, rng):
     return _bit_kth(tree, top, before + k + 1)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
+def _window_pick(tree, W, lo, total, rng):
+    """Uniform still-unswapped position of the window ``[lo, lo + ...]`` held by the ring Fenwick
+    tree of :func:`_rankswap_kernel` (``total`` available), or -1 when there is none. The same
+    draw and the same position as :func:`_pick_available` on the whole column: the k-th available
+    position from ``lo`` on, slots ``lo mod W .. W - 1`` first, then the wrapped ones from 0."""
+    if total <= 0:
+        return -1
+    k = rng.integers(0, total)
+    sa = lo & (W - 1)
+    before = _bit_prefix(tree, sa - 1)  # wrapped slots (positions beyond W - sa from lo)
+    if k < total - before:
+        return lo + _bit_kth(tree, W, before + k + 1) - sa
+    return lo + W - sa + _bit_kth(tree, W, k - (total - before) + 1)
+
+
+@njit(cache=True, nogil=True)
 def _rankswap_kernel(n, P, mode, rng):
-    """mode 0 = moore, 1 = inclusive, 2 = argus (see :func:`rankswap_partners`)."""
+    """mode 0 = moore, 1 = inclusive, 2 = argus (see :func:`rankswap_partners`).
+
+    The still-unswapped positions that a draw can reach are those of the window ``[i, i + P]``:
+    every position below i has had its turn, and none beyond ``i + P`` can have been taken yet.
+    They are counted in a Fenwick tree over a ring of ``W >= P + 1`` slots (position q in slot
+    ``q mod W``; a slot is reused only once its previous position has fallen below the window),
+    which stays in the CPU's caches where a tree over all n positions does not (at 10^7 records
+    and p = 5 %, 2 MiB instead of 80 MB). The draws and positions are those of
+    :func:`_pick_available` on the whole column (tests compare the two)."""
     partner = np.arange(n)
     avail = np.ones(n, dtype=np.bool_)
-    tree, top = _bit_init(n)
+    W = 1
+    while W < min(P + 1, n):
+        W *= 2
+    tree = np.zeros(W + 1, dtype=np.int32)
+    loaded = -1  # positions up to here are in the ring
+    total = 0  # still-unswapped positions in [i, loaded]
     for i in range(n):
+        hi = min(i + P, n - 1)
+        while loaded < hi:
+            loaded += 1
+            _bit_add(tree, loaded & (W - 1), 1)
+            total += 1
         if not avail[i]:
             continue
-        hi = min(i + P, n - 1)
         if mode == 1:  # the record itself is one of the candidates
-            l = _pick_available(tree, top, i, hi, rng)
+            l = _window_pick(tree, W, i, total, rng)
         avail[i] = False
-        _bit_add(tree, i, -1)
+        _bit_add(tree, i & (W - 1), -1)
+        total -= 1
         if mode == 0:
-            l = _pick_available(tree, top, i + 1, hi, rng)
+            l = _window_pick(tree, W, i + 1, total, rng)
         elif mode == 2:
             l = -1
             if i < n - 1:
@@ -196,7 +235,8 @@ def _rankswap_kernel(n, P, mode, rng):
                     l = j
         if l > i:
             avail[l] = False
-            _bit_add(tree, l, -1)
+            _bit_add(tree, l & (W - 1), -1)
+            total -= 1
             partner[i] = l
             partner[l] = i
     return partner
@@ -236,7 +276,7 @@ def _pdist_target(i, m, n, mode, avail, tree, top, rng):
 PDIST_MAX_DRAWS = 1000
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pdist_kernel(n, P, mode, rng, draws=PDIST_MAX_DRAWS, redraw=False):
     """mode 0 = window, 1 = direct, 2 = distance (see :func:`pdist_partners`); ``draws``: tries
     per record before its value stays; ``redraw``: boundary rule of :func:`_pdist_bound`."""
@@ -266,7 +306,7 @@ def _pdist_kernel(n, P, mode, rng, draws=PDIST_MAX_DRAWS, redraw=False):
     return partner
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _pbuckets_kernel(n, starts, probs, rng):
     """starts: bucket b covers sorted positions [starts[b], starts[b+1]); probs: (nb, nb) rows
     of bucket-choice probabilities given the current bucket."""
@@ -420,11 +460,29 @@ _ROUNDING = Param("rounding", "choice", choices=ROUNDINGS, default="floor",
 
 
 def _per_column(x: np.ndarray, make_partner) -> np.ndarray:
+    """Each column swapped by ``make_partner()``'s involution of its sorted positions, drawn
+    column after column from the one generator. From :data:`PIPELINE_MIN` records a second thread
+    sorts and swaps each column while this one draws the next column's partners (the kernels need
+    no values and release the GIL; at most two columns' partners wait): at 10^7 x 10 the sort took
+    1.8 s, the draws 2.1 s and the swap 0.9 s per column. The same values either way."""
+    n, m = x.shape
     out = np.empty_like(x)
-    for j in range(x.shape[1]):
-        col = x[:, j]
-        order = sorted_order(col)
-        out[:, j] = apply_partners(col, make_partner(), order)
+
+    def swap(j, partner):
+        out[:, j] = apply_partners(x[:, j], partner, sorted_order(x[:, j]))
+
+    if n < PIPELINE_MIN or m < 2:
+        for j in range(m):
+            swap(j, make_partner())
+        return out
+    with ThreadPoolExecutor(1) as pool:
+        swaps = []
+        for j in range(m):
+            if j >= 2:
+                swaps[j - 2].result()
+            swaps.append(pool.submit(swap, j, make_partner()))
+        for done in swaps:
+            done.result()
     return out
 
 

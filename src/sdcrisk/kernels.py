@@ -53,7 +53,7 @@ from pathlib import Path
 
 _L, _M = "sdcrisk.linkage.", "sdcrisk.masking."
 _TREE = (_L + "neighbours", _L + "sorting")  # the k-d tree and the stable sort its kernels call
-_MA = (_M + "microaggregation", _M + "mdav_tree")
+_MA = (_M + "microaggregation", _M + "mdav_tree", _M + "radix")
 _FIXED = "sdcrisk.fixed_order"  # its correctly rounded sum: the information loss of sdcrisk assess, noise
 # group -> (the modules whose kernels it compiles, callees' modules included: they key its stamp;
 #           the attacks it runs, from sdcrisk.attacks.ATTACKS; "mdav": the masking method MDAV,
@@ -67,7 +67,7 @@ GROUPS = {
              ("DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL")),
     "masking": ((_M + "swapping", *_MA, _FIXED), ()),
     "prl": ((_L + "probabilistic", _L + "sorting", _L + "assignment"), ("PRL",)),
-    "location": ((*_TREE, _L + "location", _L + "distance", _M + "swapping", _FIXED), ("RS-RL(p<=20%)", "L-RL(MA)")),
+    "location": ((*_TREE, _L + "location", _L + "distance", _M + "swapping", _M + "radix", _FIXED), ("RS-RL(p<=20%)", "L-RL(MA)")),
     "graded": ((*_TREE, _L + "graded", _L + "probabilistic", _L + "assignment"), ("PRL-graded",)),
     "projected": ((*_TREE, _L + "projected", _L + "distance", *_MA, _FIXED), ("Pro-RL-PCP", "Pro-RL-Zscore")),
 }

@@ -37,6 +37,7 @@ from ..threads import map_threads
 from ..validation import check_int
 from .mdav_tree import mdav_tree_kernel, tree_applicable
 from .projection import PROJECTIONS, project, standardise
+from .radix import argsort_values
 from .registry import Param, register
 
 _K = Param("k", "int", low=2, doc="minimum group size k >= 2 (and k <= n)", at_most="n")
@@ -134,7 +135,7 @@ def _univariate(x: np.ndarray, grouping) -> np.ndarray:
     out = np.empty_like(x)
 
     def column(j):
-        order = np.argsort(x[:, j], kind="stable")
+        order = argsort_values(x[:, j])
         col = x[order, j]
         out[order, j] = group_means(col[:, None], grouping(col))[:, 0]
 

@@ -40,6 +40,7 @@ import numpy as np
 from numba import njit
 
 from ..validation import check_int, check_real
+from .radix import argsort_values
 from .registry import Param, register
 
 __all__ = [
@@ -94,8 +95,9 @@ def rank_distance(p_pct: float, n: int, rounding: str = "floor") -> int:
 
 
 def sorted_order(column: np.ndarray) -> np.ndarray:
-    """Record indices in increasing order of value, ties broken by record index (stable sort)."""
-    return np.argsort(column, kind="stable")
+    """Record indices in increasing order of value, ties broken by record index (stable sort;
+    :func:`.radix.argsort_values`)."""
+    return argsort_values(column)
 
 
 def apply_partners(column: np.ndarray, partner: np.ndarray, order: np.ndarray | None = None) -> np.ndarray:

@@ -465,8 +465,9 @@ def _per_column(x: np.ndarray, make_partner) -> np.ndarray:
     """Each column swapped by ``make_partner()``'s involution of its sorted positions, drawn
     column after column from the one generator. From :data:`PIPELINE_MIN` records a second thread
     sorts and swaps each column while this one draws the next column's partners (the kernels need
-    no values and release the GIL; at most two columns' partners wait): at 10^7 x 10 the sort took
-    1.8 s, the draws 2.1 s and the swap 0.9 s per column. The same values either way."""
+    no values and release the GIL; at most two columns' partners wait). Per column at 10^7, one
+    thread: the draws 2.1 s, the sort 0.4-0.6 s (:mod:`.radix`; numpy's 1.8 s) and the swap 0.9 s,
+    so the draws bound the time. The same values either way."""
     n, m = x.shape
     out = np.empty_like(x)
 

@@ -96,3 +96,52 @@ def test_same_seed_same_output(name, params):
     y3 = mask(name, x, np.random.default_rng(43), **params)
     assert np.array_equal(y1, y2) and not np.array_equal(y1, y3)
     assert y1.shape == x.shape
+
+
+# ---------------------------------------------------------------------------------------- memory
+
+def test_every_built_in_method_declares_its_memory():
+    from sdcrisk.masking import microaggregation, noise, swapping
+
+    modules = {swapping.__name__, microaggregation.__name__, noise.__name__}
+    built_in = [m for m in METHODS.values() if m.func.__module__ in modules]
+    assert len(built_in) >= 11
+    assert all(m.memory is not None for m in built_in), [m.name for m in built_in if m.memory is None]
+
+
+def test_a_call_above_the_limit_is_refused_before_it_starts(monkeypatch):
+    from sdcrisk.masking.registry import MaskingMethod, per_value
+    from sdcrisk.resources import MemoryLimitError
+
+    calls = []
+    method = MaskingMethod("spy", lambda x, rng: calls.append(1) or x, (), "noise", False, memory=per_value(100))
+    x = np.random.default_rng(0).normal(size=(1000, 4))
+    monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "300K")  # 400,000 bytes estimated
+    with pytest.raises(MemoryLimitError, match=r"masking method 'spy' on 1,000 records x 4 attributes: needs about"):
+        method(x)
+    assert calls == []
+    monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "500K")
+    assert method(x).shape == x.shape and calls == [1]
+
+
+@pytest.mark.parametrize("name", sorted(["rankswap", "rankswap_pdist", "rankswap_pbuckets", "individual_ranking_ma",
+                                         "optimal_univariate_ma", "mdav", "pcp_ma", "zscore_ma", "additive_noise",
+                                         "correlated_noise", "multiplicative_noise"]))
+def test_declared_memory_covers_the_measured_peak(name):
+    """The growth of a fresh process's peak resident set during one call (200,000 x 5, the
+    threaded paths; MDAV at 100,000) stays within the method's declared estimate
+    (benchmarks/bench_mask_memory.py measures it, on Linux)."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if not Path("/proc/self/clear_refs").exists():
+        pytest.skip("needs Linux's /proc/self/clear_refs")
+    script = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_mask_memory.py"
+    out = subprocess.run([sys.executable, str(script), "--child", name, "200000", "5"], capture_output=True, text=True)
+    if out.returncode != 0 and "clear_refs" in out.stderr:
+        pytest.skip("cannot reset the peak resident set here")
+    assert out.returncode == 0, out.stderr
+    row = json.loads(out.stdout.strip().splitlines()[-1])
+    assert 0 < row["measured_b_per_record"] <= row["estimate_b_per_record"], row

@@ -30,15 +30,16 @@ point, the smallest admissible last group.
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 from numba import njit
 
 from ..threads import map_threads
 from ..validation import check_int
-from .mdav_tree import mdav_tree_kernel, tree_applicable
+from .mdav_tree import mdav_tree_kernel, memory_estimate, tree_applicable
 from .projection import PROJECTIONS, project, standardise
 from .radix import argsort_values
-from .registry import Param, register
+from .registry import Param, per_value, register
 
 _K = Param("k", "int", low=2, doc="minimum group size k >= 2 (and k <= n)", at_most="n")
 _V = Param("v", "int", low=1, doc="block size v >= 1 (and v <= m)", at_most="m")
@@ -143,18 +144,33 @@ def _univariate(x: np.ndarray, grouping) -> np.ndarray:
     return out
 
 
+def _univariate_memory(n: int, m: int, params) -> float:
+    """``memory=`` of :func:`_univariate`: the output (8 bytes a value, 10 counted) and, per column
+    under way, its radix sort, gathered values and group means (70 bytes a record; 45-56 measured
+    at 10^6, ``benchmarks/results/mask_memory.md``)."""
+    columns = min(numba.get_num_threads(), m) if n >= THREADS_MIN else 1
+    return float(n) * (10 * m + 70 * columns)
+
+
+def _mdav_memory(n: int, m: int, params) -> float:
+    """``memory=`` of :func:`mdav`: the tree kernel's arrays for one block
+    (:func:`.mdav_tree.memory_estimate`) and 24 bytes a value for the z-scores, the block copies and
+    the output."""
+    return memory_estimate(n, min(params["v"], m)) + 24.0 * n * m
+
+
 def _check_k(method: str, k: int, n: int) -> int:
     return check_int(f"{method}: parameter k", k, 2, n)
 
 
-@register("optimal_univariate_ma", _K, family="microaggregation", randomised=False)
+@register("optimal_univariate_ma", _K, family="microaggregation", randomised=False, memory=_univariate_memory)
 def optimal_univariate_ma(x: np.ndarray, rng, *, k: int) -> np.ndarray:
     """Optimal univariate microaggregation per attribute (Nin, Herranz & Torra (2008, multivariate microaggregation) §2.4.1, Nin, Herranz & Torra (2007) §2.2)."""
     k = _check_k("optimal_univariate_ma", k, x.shape[0])
     return _univariate(x, lambda col: _optimal_groups_kernel(col, k)[0])
 
 
-@register("individual_ranking_ma", _K, family="microaggregation", randomised=False)
+@register("individual_ranking_ma", _K, family="microaggregation", randomised=False, memory=_univariate_memory)
 def individual_ranking_ma(x: np.ndarray, rng, *, k: int) -> np.ndarray:
     """Individual-ranking microaggregation: sorted groups of k, remainder to the last group
     (Muralidhar & Domingo-Ferrer (2016) §4, Table 5)."""
@@ -326,7 +342,7 @@ def mdav_groups(block: np.ndarray, k: int, scale: str = "z", method: str = "tree
 @register("mdav", _V, _K,
           Param("scale", "choice", choices=MDAV_SCALES, default="z",
                 doc="distances on z-scores (mu-ARGUS) or on raw values (Nin, Herranz & Torra (2008, multivariate microaggregation) Algorithm 1)"),
-          family="microaggregation", randomised=False)
+          family="microaggregation", randomised=False, memory=_mdav_memory)
 def mdav(x: np.ndarray, rng, *, v: int, k: int, scale: str = "z") -> np.ndarray:
     """MDAV on blocks of v attributes, "Mic{v}-{k}" (Nin, Herranz & Torra (2008, multivariate microaggregation) Algorithm 1, Nin, Herranz & Torra (2007) §2.3);
     ``scale`` as in :func:`mdav_groups`."""
@@ -348,13 +364,13 @@ def projection_groups(block: np.ndarray, k: int, method: str) -> np.ndarray:
     return labels
 
 
-@register("pcp_ma", _V, _K, family="microaggregation", randomised=False)
+@register("pcp_ma", _V, _K, family="microaggregation", randomised=False, memory=per_value(27, 48))
 def pcp_ma(x: np.ndarray, rng, *, v: int, k: int) -> np.ndarray:
     """PCP-microaggregation on blocks of v attributes (Nin, Herranz & Torra (2008, multivariate microaggregation) §3, Algorithm 2)."""
     return _blockwise("pcp_ma", x, v, k, lambda b, k: projection_groups(b, k, "pcp"))
 
 
-@register("zscore_ma", _V, _K, family="microaggregation", randomised=False)
+@register("zscore_ma", _V, _K, family="microaggregation", randomised=False, memory=per_value(27, 48))
 def zscore_ma(x: np.ndarray, rng, *, v: int, k: int) -> np.ndarray:
     """Zscore-microaggregation on blocks of v attributes (Nin, Herranz & Torra (2008, multivariate microaggregation) §3, Algorithm 2)."""
     return _blockwise("zscore_ma", x, v, k, lambda b, k: projection_groups(b, k, "zscore"))

@@ -17,20 +17,20 @@ from __future__ import annotations
 import numpy as np
 
 from ..fixed_order import covariance, jacobi_eigh, rowdot
-from .registry import Param, register
+from .registry import Param, per_value, register
 
 _A = Param("a", "real", low=0.0, high=10.0, low_open=True, doc="perturbation level a > 0")
 _B = Param("b", "real", low=0.0, high=1.0, low_open=True, doc="perturbation level b in (0, 1]")
 
 
-@register("additive_noise", _A, family="noise", randomised=True)
+@register("additive_noise", _A, family="noise", randomised=True, memory=per_value(17, 16))
 def additive_noise(x: np.ndarray, rng: np.random.Generator, *, a: float) -> np.ndarray:
     """Independent additive noise N(0, a*sigma_j) per attribute (Muralidhar & Domingo-Ferrer (2016) §4, Table 1)."""
     sigma = x.std(axis=0, ddof=1)
     return x + rng.standard_normal(x.shape) * (a * sigma)
 
 
-@register("correlated_noise", _A, family="noise", randomised=True)
+@register("correlated_noise", _A, family="noise", randomised=True, memory=per_value(27, 16))
 def correlated_noise(x: np.ndarray, rng: np.random.Generator, *, a: float) -> np.ndarray:
     """Correlated additive noise N(0, a*Sigma_XX) (Muralidhar & Domingo-Ferrer (2016) §4, text after Table 1).
 
@@ -48,7 +48,7 @@ def correlated_noise(x: np.ndarray, rng: np.random.Generator, *, a: float) -> np
     return x + noise
 
 
-@register("multiplicative_noise", _B, family="noise", randomised=True)
+@register("multiplicative_noise", _B, family="noise", randomised=True, memory=per_value(17, 8))
 def multiplicative_noise(x: np.ndarray, rng: np.random.Generator, *, b: float) -> np.ndarray:
     """Multiplicative noise x * U(1-b, 1+b), independent per value (Muralidhar & Domingo-Ferrer (2016) §4, Table 4)."""
     return x * rng.uniform(1.0 - b, 1.0 + b, size=x.shape)

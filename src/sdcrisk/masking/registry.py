@@ -9,6 +9,12 @@ Adding a method is one decorated function::
 
     @register("my_method", Param("k", "int", low=2), family="microaggregation", randomised=False)
     def my_method(x, rng, *, k): ...
+
+Memory: a method may declare ``memory=f``, ``f(n, m, params)`` an upper estimate in bytes of what
+the call allocates beyond its input (its output included); the call is then refused before it
+starts, with the estimate, where that exceeds :func:`sdcrisk.resources.memory_limit`. Every
+built-in method declares one, fitted on the peaks measured by ``benchmarks/bench_mask_memory.py``
+(``benchmarks/results/mask_memory.md``); a method without one is not checked.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..resources import check_memory, gib
 from ..validation import as_data_matrix, check_int, check_real
 
 
@@ -59,6 +66,7 @@ class MaskingMethod:
     family: str
     randomised: bool
     doc: str = field(default="", compare=False)
+    memory: Callable[[int, int, Mapping], float] | None = field(default=None, compare=False)
 
     def check_params(self, params: Mapping) -> dict:
         known = {p.name: p for p in self.params}
@@ -88,6 +96,10 @@ class MaskingMethod:
         x = as_data_matrix(data)
         checked = self.check_params(params)
         self.check_data_params(checked, *x.shape)
+        if self.memory is not None:
+            n, m = x.shape
+            check_memory(f"masking method {self.name!r} on {n:,} records x {m} attributes",
+                         self.memory(n, m, checked), f"the input itself holds {gib(x.nbytes)} on top")
         if rng is None:
             if self.randomised:
                 raise ValueError(f"{self.name}: a numpy.random.Generator is required (rng=...)")
@@ -120,13 +132,19 @@ class MaskingMethod:
 METHODS: dict[str, MaskingMethod] = {}
 
 
-def register(name: str, *params: Param, family: str, randomised: bool):
-    """Decorator adding ``func`` to :data:`METHODS` under ``name``."""
+def per_value(value_bytes: float, record_bytes: float = 0.0):
+    """A ``memory=`` estimate of ``n (value_bytes m + record_bytes)`` bytes for an n x m input."""
+    return lambda n, m, params: float(n) * (value_bytes * m + record_bytes)
+
+
+def register(name: str, *params: Param, family: str, randomised: bool, memory=None):
+    """Decorator adding ``func`` to :data:`METHODS` under ``name`` (``memory``: module docstring)."""
 
     def deco(func):
         if name in METHODS:
             raise ValueError(f"masking method {name!r} registered twice")
-        METHODS[name] = MaskingMethod(name, func, tuple(params), family, randomised, (func.__doc__ or "").strip())
+        METHODS[name] = MaskingMethod(name, func, tuple(params), family, randomised, (func.__doc__ or "").strip(),
+                                      memory)
         return func
 
     return deco

@@ -41,7 +41,7 @@ from numba import njit
 
 from ..validation import check_int, check_real
 from .radix import argsort_values
-from .registry import Param, register
+from .registry import Param, per_value, register
 
 __all__ = [
     "RANKSWAP_VARIANTS",
@@ -489,10 +489,15 @@ def _per_column(x: np.ndarray, make_partner) -> np.ndarray:
     return out
 
 
+# the output (8 bytes a value, 9 counted) and, per record, the radix sort, at most three columns'
+# partners and the Fenwick ring (80 bytes; 72-80 measured at 10^6, benchmarks/results/mask_memory.md)
+_SWAP_MEMORY = per_value(9, 80)
+
+
 @register("rankswap", _P, _ROUNDING,
           Param("variant", "choice", choices=RANKSWAP_VARIANTS, default=RANKSWAP_DEFAULT,
                 doc="partner rule: inclusive (record itself may be drawn), moore, argus; see rankswap_partners"),
-          family="swapping", randomised=True)
+          family="swapping", randomised=True, memory=_SWAP_MEMORY)
 def rankswap(x: np.ndarray, rng: np.random.Generator, *, p: float, rounding: str = "floor",
              variant: str = RANKSWAP_DEFAULT) -> np.ndarray:
     """Standard rank swapping with swap range p % of n (Nin, Herranz & Torra (2008, rank swapping) §2.3, Nin, Herranz & Torra (2007) §2.1, Muralidhar & Domingo-Ferrer (2016) §4);
@@ -506,7 +511,7 @@ def rankswap(x: np.ndarray, rng: np.random.Generator, *, p: float, rounding: str
 @register("rankswap_pdist", _P, _ROUNDING,
           Param("variant", "choice", choices=PDIST_VARIANTS, default="distance",
                 doc="reading of Nin, Herranz & Torra (2008, rank swapping) §4.1, see pdist_partners"),
-          family="swapping", randomised=True)
+          family="swapping", randomised=True, memory=_SWAP_MEMORY)
 def rankswap_pdist(x: np.ndarray, rng: np.random.Generator, *, p: float, rounding: str = "floor",
                    variant: str = "distance") -> np.ndarray:
     """Rank swapping p-distribution, max distance ~ N(P/2, P/2) (Nin, Herranz & Torra (2008, rank swapping) §4.1, Muralidhar & Domingo-Ferrer (2016) §4)."""
@@ -517,7 +522,7 @@ def rankswap_pdist(x: np.ndarray, rng: np.random.Generator, *, p: float, roundin
 
 
 @register("rankswap_pbuckets", Param("buckets", "int", low=2, doc="number of buckets, 2 <= buckets <= n", at_most="n"),
-          family="swapping", randomised=True)
+          family="swapping", randomised=True, memory=_SWAP_MEMORY)
 def rankswap_pbuckets(x: np.ndarray, rng: np.random.Generator, *, buckets: int) -> np.ndarray:
     """Rank swapping p-buckets, bucket chosen with Pr ~ 2^-|r-s| (Nin, Herranz & Torra (2008, rank swapping) §4.2)."""
     n = x.shape[0]

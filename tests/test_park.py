@@ -15,9 +15,11 @@ from sdcrisk.resources import park
 
 @pytest.fixture
 def tmp_dir(tmp_path, monkeypatch):
-    """park's temporary directories go to tmp_path, and every array is large enough to park."""
+    """park's temporary directories go to tmp_path, taken as on disk (wherever the machine keeps
+    it), and every array is large enough to park."""
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
     monkeypatch.setattr(resources, "PARK_MIN", 0)
+    monkeypatch.setattr(resources, "in_memory", lambda path: False)
     return tmp_path
 
 
@@ -53,6 +55,39 @@ def test_no_room_keeps_them_in_memory(tmp_dir, monkeypatch):
     back = park(*arrays).load()
     assert list(tmp_dir.iterdir()) == []
     assert all(a is b for a, b in zip(arrays, back, strict=True))
+
+
+def test_a_directory_held_in_memory_keeps_them_in_memory(tmp_dir, monkeypatch):
+    monkeypatch.setattr(resources, "in_memory", lambda path: True)
+    arrays = _arrays()
+    back = park(*arrays).load()
+    assert list(tmp_dir.iterdir()) == []
+    assert all(a is b for a, b in zip(arrays, back, strict=True))
+
+
+def test_the_file_system_type_is_the_longest_mount_prefix(tmp_path):
+    mounts = tmp_path / "mounts"
+    mounts.write_text("/dev/vda / ext4 rw 0 0\n"
+                      "tmpfs /tmp tmpfs rw,nosuid 0 0\n"
+                      "/dev/vdb /tmp/my\\040disk xfs rw 0 0\n"
+                      "tmpfs /dev/shm tmpfs rw 0 0\n")
+    kind = resources.filesystem_type
+    assert kind("/tmp/x/y", mounts=str(mounts)) == "tmpfs"
+    assert kind("/tmp", mounts=str(mounts)) == "tmpfs"
+    assert kind("/tmp/my disk/z", mounts=str(mounts)) == "xfs"  # a space is \040 in the mounts file
+    assert kind("/tmpfoo", mounts=str(mounts)) == "ext4"  # a prefix of the name, not of the path
+    assert kind("/home/u", mounts=str(mounts)) == "ext4"
+    assert kind("/home/u", mounts=str(tmp_path / "absent")) is None
+
+
+def test_the_prl_worker_is_expected_larger_where_nothing_can_be_parked(monkeypatch):
+    from sdcrisk import workers
+
+    monkeypatch.setattr(workers, "in_memory", lambda path: False)
+    on_disk = workers.expected_bytes("PRL", 10**6)
+    monkeypatch.setattr(workers, "in_memory", lambda path: True)
+    assert workers.expected_bytes("PRL", 10**6) > on_disk
+    assert workers.expected_bytes("DBRL", 10**6) == workers._WORKER_BASE + workers.PEAK_BYTES_PER_RECORD["DBRL"] * 10**6
 
 
 def test_a_failed_write_keeps_them_in_memory(tmp_dir, monkeypatch):

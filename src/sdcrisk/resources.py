@@ -15,7 +15,9 @@ reason, rather than running for hours.
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 import shutil
 import tempfile
 import weakref
@@ -23,6 +25,7 @@ import weakref
 LIMIT_ENV = "SDCRISK_MEMORY_LIMIT"
 PARK_MIN = 64 * 2**20  # bytes from which park() writes arrays to disk rather than keep them
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+MEMORY_FILESYSTEMS = frozenset({"tmpfs", "ramfs"})
 
 
 class MemoryLimitError(ValueError):
@@ -145,6 +148,33 @@ def check_work(what: str, units: float, limit: float, rate: float, hint: str = "
                              f"{'; ' + hint if hint else ''}")
 
 
+def filesystem_type(path, mounts: str = "/proc/self/mounts") -> str | None:
+    """The type of the file system holding ``path`` (the mount point that is its longest prefix in
+    ``mounts``, octal escapes decoded), or None where that cannot be read (not Linux)."""
+    real = os.path.realpath(path)
+    best, kind = "", None
+    try:
+        with open(mounts) as fh:
+            for line in fh:
+                parts = line.split()
+                if len(parts) < 3:
+                    continue
+                point = re.sub(r"\\([0-7]{3})", lambda g: chr(int(g.group(1), 8)), parts[1])
+                inside = real == point or real.startswith(point.rstrip("/") + "/")
+                if inside and len(point) >= len(best):
+                    best, kind = point, parts[2]
+    except OSError:
+        return None
+    return kind
+
+
+@functools.lru_cache(maxsize=None)
+def in_memory(path) -> bool:
+    """Whether files written under ``path`` take memory rather than disk (tmpfs, ramfs: /dev/shm,
+    and /tmp on many systems), so that :func:`park` would spare nothing there."""
+    return filesystem_type(path) in MEMORY_FILESYSTEMS
+
+
 class Parked:
     """Arrays set aside by :func:`park`; :meth:`load` returns them (once)."""
 
@@ -159,6 +189,8 @@ class Parked:
             self._cleanup = weakref.finalize(self, shutil.rmtree, self._dir, ignore_errors=True)
             if shutil.disk_usage(self._dir).free < 2 * sum(int(a.nbytes) for a in arrays):
                 raise OSError("no room")
+            if in_memory(os.path.dirname(self._dir)):
+                raise OSError("a file system in memory: writing there would spare nothing")
             for i, a in enumerate(arrays):
                 np.save(os.path.join(self._dir, f"{i}.npy"), a)
             self._kept = None
@@ -185,8 +217,9 @@ class Parked:
 def park(*arrays) -> Parked:
     """Write ``arrays`` to a new temporary directory (``TMPDIR``) so that the caller can drop its
     references before a memory peak (a flow solver's network) and :meth:`Parked.load` them after;
-    below :data:`PARK_MIN` bytes, or where the directory has no room for them, they stay in memory
-    instead (the same result, the memory not spared). The directory goes with the load, or with
+    below :data:`PARK_MIN` bytes, where the directory has no room for them, or where it is held in
+    memory itself (:func:`in_memory`), they stay in memory instead (the same result, the memory
+    not spared). The directory goes with the load, or with
     the object; an attack worker makes it inside the workers' directory, which ``sdcrisk assess``
     removes even where it kills the worker (Ctrl-C)."""
     return Parked(arrays)

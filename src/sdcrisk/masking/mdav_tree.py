@@ -12,7 +12,7 @@ in 131-164 s on a machine whose timings of one kernel drifted by that much from 
 * Record distances are always computed as the brute kernel computes them, in the original
   coordinates (``d = x_t - q_t; s += d * d`` in coordinate order). Node bounds are computed in the
   rotated coordinates: farthest queries take the "norm + linear" bound
-  (``max |y|^2 + |q|^2 - 2 min_box y.q``; the box bound beside it cost more than it pruned),
+  (``max |y|^2 + |q|^2 - 2 min_box y.q``, :func:`_bounds`; the box bound beside it cost more than it pruned),
   nearest queries the larger of the box and ball bounds, each widened by a margin (relative 1e-10 plus 2e-10 times the squared norms involved)
   far larger than the rounding errors of the rotation and of the distances. A node is pruned
   only when its widened bound is strictly worse than the current best (or k-1-th best), so
@@ -31,14 +31,24 @@ in 131-164 s on a machine whose timings of one kernel drifted by that much from 
   cannot reach the best smallest one: the centroid moves little from step to step, so it reads
   about 63 records per step (100,000 x 10). The order is made again with each new tree and whenever more
   records have been read since it was made than remain (54 times at 100,000 records).
-* While at least PAR_MIN records remain, the search for the record farthest from x_r runs in
-  numba's threads: the tree is expanded from the root, largest bound first, into FRONT nodes,
-  which the threads claim one at a time from a shared counter, largest bound first (two threads
-  may search the same node, none is skipped, no thread searches one twice); each prunes with the
-  best record any thread has found so far (a valid bound whatever the timing), and the best of
-  the threads, ties by lowest index, is the serial search's answer, so the labels do not depend on the number of threads. The search for
-  the record farthest from x_r starts as soon as x_r is deleted, while the first thread finds the
-  k-1 records nearest x_r: their group can hold the farthest record only where distances tie,
+* The farthest-record search does not walk the tree. After MDAV's first steps have peeled the
+  outermost records, the active set's far side is a wide front of records at nearly the answer's
+  distance, and a depth-first search expanded some 4,000 inner nodes per query (two bounds each,
+  read from scattered memory) to reach a few hundred leaves (benchmarks/results/mdav.md). The
+  leaves are instead laid out in tree order in a table, G to a group (:func:`_make_flat`,
+  refitted with each deletion): a query computes every group's bound in one vectorised sweep,
+  searches the SEED groups of largest bound first, then the others in order, and in a group whose
+  bound reaches the best record found so far the leaf bounds, then in the leaves that reach it a
+  float32 filter per record (3 rotated coordinates and the norm of the rest, widened by its
+  rounding) before the exact distance. The bounds are the tree's, so exactly the same records can
+  win, and the answer (largest computed distance, then lowest index) is the serial search's.
+* While at least PAR_MIN records remain, that search runs in numba's threads, which claim the
+  groups CHUNK at a time from a shared counter (two threads may search the same chunk, none is
+  skipped, no thread searches one twice); each prunes with the best record any thread has found
+  so far (a valid bound whatever the timing), and the best of the threads, ties by lowest index,
+  is the serial search's answer, so the labels do not depend on the number of threads. The search
+  for the record farthest from x_r starts as soon as x_r is deleted, while the first thread finds
+  the k-1 records nearest x_r: their group can hold the farthest record only where distances tie,
   and if it does the search runs again once the group is deleted.
 """
 
@@ -57,7 +67,8 @@ _REL = 1e-10  # relative margin of the rotated-coordinate bounds
 _NRM = 2e-10  # margin per unit of squared norm
 PAR_MIN = 50_000  # two threads search while at least this many records remain (mdav_tree_kernel)
 PAD = 8  # one value per cache line
-FRONT = 32  # nodes of the frontier dealt to the threads
+SEED = 4  # groups of largest bound searched first
+CHUNK = 8  # groups a thread claims at a time
 
 
 @njit(cache=True)
@@ -255,20 +266,6 @@ def _widen(u, big, qn, isc2):
 
 
 @njit(cache=True, inline="always")
-def _upper(fb, node, qy, qn, m, isc2):
-    """Upper bound of the computed distance of any active record of the node to the point whose
-    (scaled) rotated coordinates are qy (|qy|^2 = qn): the "norm + linear" bound
-    max |y|^2 + |q|^2 - 2 min_box y.q (measured: on the outer records, where farthest queries
-    end, it is nearly always tighter than the box and ball bounds, and cheaper)."""
-    lin = 0.0
-    for t in range(m):
-        q = qy[t]
-        lin += (fb[node, 1 + t] if q >= 0.0 else fb[node, 1 + m + t]) * q
-    big = np.float64(fb[node, 0])
-    return _widen(big + qn - 2.0 * lin, big, qn, isc2)
-
-
-@njit(cache=True, inline="always")
 def _lower(fb, nd, node, qy, qn, m, isc2):
     """Lower bound of the computed distance of any active record of the node to qy: larger of
     the box and ball bounds."""
@@ -392,15 +389,98 @@ def _make_tree(z, ids, leaf, pos, leaf_of):
     return perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, 1.0 / (sc * sc)
 
 
+# The leaf table of the farthest-record search (:func:`_far_part`), made with each tree: the leaves
+# in tree order, G to a group. ``ltab[grp]`` holds the "norm + linear" bound data of the group's
+# leaves (rows: the largest squared norm, -inf for an empty leaf, the box's m lows and m highs;
+# one column per leaf; float32 as in the tree) in one block, so that a group's leaf bounds are read
+# in sequence; ``gtab`` the same data of the groups, one column per group, swept whole by every
+# query; ``lrange`` each leaf's record positions; ``lidx`` a leaf node's column; ``yc`` per record,
+# in tree order, the first nf = min(NF, m) rotated coordinates and the norm of the others in float32 (-1:
+# deleted), a filter before the exact distance.
+#   flat = (lidx, ltab, lrange, gtab, yc)
+G = 16  # leaves per group
+NF = 3  # rotated coordinates kept per record for the filter
+_F32 = 4e-6  # margin of the float32 filter per unit of squared norm (2^-22 covers its rounding)
+
+
 @njit(cache=True)
-def _delete(i, tree, pos, leaf_of, alive, sums):
+def _make_flat(tree):
+    """The leaf table of ``tree`` (the comment above)."""
+    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
+    nb, m = yp.shape
+    nn = nav.shape[0]
+    nl = 0
+    for v in range(nn):
+        nl += nav[v, LEFT] < 0
+    leaves = np.empty(nl, np.int64)
+    w = 0
+    for v in range(nn):
+        if nav[v, LEFT] < 0:
+            leaves[w] = v
+            w += 1
+    ng = (nl + G - 1) // G
+    lidx = np.full(nn, -1, np.int64)
+    lrange = np.zeros((ng * G, 2), np.int64)
+    starts = np.empty(nl, np.int64)
+    for a in range(nl):
+        starts[a] = nav[leaves[a], START]
+    leaves = leaves[np.argsort(starts, kind="mergesort")]  # tree order
+    for a in range(nl):
+        lidx[leaves[a]] = a
+        lrange[a, 0] = nav[leaves[a], START]
+        lrange[a, 1] = nav[leaves[a], END]
+    ltab = np.zeros((ng, 2 * m + 1, G), np.float32)
+    ltab[:, 0, :] = -np.inf  # padding leaves: empty
+    gtab = np.empty((2 * m + 1, ng), np.float32)
+    nf = min(NF, m)
+    yc = np.empty((nb, nf + 1), np.float32)
+    for p in range(nb):
+        r = 0.0
+        for t in range(nf, m):
+            r += yp[p, t] * yp[p, t]
+        for t in range(nf):
+            yc[p, t] = yp[p, t]
+        yc[p, nf] = np.sqrt(r) if alive_p[p] else -1.0
+    flat = (lidx, ltab, lrange, gtab, yc)
+    for a in range(nl):
+        _flat_leaf(tree, flat, leaves[a])
+    return flat
+
+
+@njit(cache=True)
+def _flat_leaf(tree, flat, node):
+    """Copy leaf ``node``'s bound data from the tree into the leaf table and refit its group."""
+    fb, nav = tree[5], tree[7]
+    lidx, ltab, lrange, gtab, yc = flat
+    r = ltab.shape[1]
+    grp, u = divmod(lidx[node], G)
+    lt = ltab[grp]
+    for c in range(r):
+        lt[c, u] = fb[node, c]
+    if nav[node, CNT] == 0:
+        lt[0, u] = -np.inf
+    m = (r - 1) // 2
+    gtab[0, grp] = -np.inf
+    for c in range(1, r):
+        gtab[c, grp] = np.inf if c <= m else -np.inf
+    for b in range(G):
+        if lt[0, b] > -np.inf:
+            gtab[0, grp] = max(gtab[0, grp], lt[0, b])
+            for c in range(1, m + 1):
+                gtab[c, grp] = min(gtab[c, grp], lt[c, b])
+                gtab[m + c, grp] = max(gtab[m + c, grp], lt[m + c, b])
+
+
+@njit(cache=True)
+def _delete(i, tree, flat, pos, leaf_of, alive, sums):
     perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
     hi_s, lo_s, err, abs_s = sums
     m = zp.shape[1]
     p = pos[i]
     alive[i] = False
     alive_p[p] = False
-    node = leaf_of[i]
+    flat[4][p, -1] = -1.0
+    leaf = node = leaf_of[i]
     refit = _fit_leaf(yp, nr, alive_p, fb, nd, nav, node)
     while node >= 0:
         nav[node, CNT] -= 1
@@ -408,6 +488,7 @@ def _delete(i, tree, pos, leaf_of, alive, sums):
         if par >= 0 and refit:
             refit = _fit_inner(fb, nd, nav, par, m)
         node = par
+    _flat_leaf(tree, flat, leaf)
     for t in range(m):
         x = -zp[p, t]
         s = hi_s[t] + x  # TwoSum
@@ -481,52 +562,44 @@ def _shared(own, parts):
 
 
 @njit(cache=True, inline="always")
-def _push_children(fb, nav, node, qy, qn, m, isc2, lim, stack, sbound, sp):
-    """Push the non-empty children of ``node`` whose upper bound (:func:`_upper`) reaches
-    ``lim``, the larger on top; returns the new stack size."""
-    a = nav[node, LEFT]
-    b = nav[node, RIGHT]
-    ua = _upper(fb, a, qy, qn, m, isc2) if nav[a, CNT] > 0 else -np.inf
-    ub = _upper(fb, b, qy, qn, m, isc2) if nav[b, CNT] > 0 else -np.inf
-    if ua >= ub:
-        a, b = b, a
-        ua, ub = ub, ua
-    if ua >= lim:
-        stack[sp] = a
-        sbound[sp] = ua
-        sp += 1
-    if ub >= lim:
-        stack[sp] = b
-        sbound[sp] = ub
-        sp += 1
-    return sp
+def _bounds(tab, qy, qn, isc2, out):
+    """Upper bounds of the computed distance of the active records of each column of a bound
+    table (a group's leaves or the groups, :func:`_make_flat`) to the point whose (scaled) rotated
+    coordinates are qy (|qy|^2 = qn), into ``out``: the "norm + linear" bound
+    max |y|^2 + |q|^2 - 2 min_box y.q, widened (:func:`_widen`); -inf for an empty entry. On the
+    outer records, where farthest queries end, it is nearly always tighter than the box and ball
+    bounds, and cheaper. Computed column by column over the entries (vectorised), each sum in
+    coordinate order."""
+    m = qy.shape[0]
+    k = tab.shape[1]
+    for j in range(k):
+        out[j] = 0.0
+    for t in range(m):
+        q = qy[t]
+        row = tab[1 + t] if q >= 0.0 else tab[1 + m + t]
+        for j in range(k):
+            out[j] += row[j] * q
+    for j in range(k):
+        bg = np.float64(tab[0, j])
+        out[j] = _widen(bg + qn - 2.0 * out[j], bg, qn, isc2) if bg > -np.inf else -np.inf
 
 
 @njit(cache=True, inline="always")
-def _next_leaf(fb, nav, qy, qn, m, isc2, own, shared, stack, sbound, sp):
-    """Depth-first search step: pop nodes, pruning those whose bound is below the best value any
-    part holds (:func:`_shared`) and pushing the children of the others, up to the next leaf to
-    visit; returns (leaf, new stack size, the bound in force), leaf -1 when the stack is empty."""
-    while sp > 0:
-        sp -= 1
-        node = stack[sp]
-        lim = _shared(own, shared)
-        if sbound[sp] < lim or nav[node, CNT] == 0:
-            continue
-        if nav[node, LEFT] >= 0:
-            sp = _push_children(fb, nav, node, qy, qn, m, isc2, lim, stack, sbound, sp)
-            continue
-        return node, sp, lim
-    return -1, 0, own
+def _filter_limit(lim, big, qn, isc2):
+    """The value below which the float32 filter of a record (squared norm at most ``big``) proves
+    its computed distance below ``lim``: the filter overstates the rotated squared distance, up to
+    its float32 rounding (under 4e-7 (big + qn)), and the rotation's margins (:func:`_widen`) relate
+    that distance to the computed one."""
+    return (lim / isc2) * (1.0 - _F32) - _F32 * (big + qn) - 1e-300
 
 
 @njit(cache=True, inline="always")
 def _claim(claim, last):
-    """The next root for a part whose last root was ``last``: read and advance the shared counter.
-    Two parts may take the same root, none is skipped (each write follows the read of the value it
-    advances, so every value below the counter has been read, its first reader searching it), and
-    a part never takes a root twice (a value at or below its last one, written late by the other
-    part, is read past)."""
+    """The next chunk for a part whose last chunk was ``last``: read and advance the shared
+    counter. Two parts may take the same chunk, none is skipped (each write follows the read of the
+    value it advances, so every value below the counter has been read, its first reader searching
+    it), and a part never takes a chunk twice (a value at or below its last one, written late by the
+    other part, is read past)."""
     j = claim[0]
     claim[0] = j + 1
     while j <= last:
@@ -536,38 +609,168 @@ def _claim(claim, last):
 
 
 @njit(cache=True)
-def _far_part(tree, q, qy, qn, roots, rbound, order, t, claim, stack, sbound, best2, arg2):
-    """Part t of the farthest-record search: depth first from each root it claims
-    (:func:`_claim`: ``roots[order[j]]`` with upper bound ``rbound[order[j]]``). The part's best
-    (computed distance, then lowest index) goes to ``best2[t, 0]``, ``arg2[t, 0]``; a node is pruned
-    only when its bound is below a record some part has found, so the best of the parts is the
-    answer."""
-    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
-    m = zp.shape[1]
+def _group_order(flat, qy, qn, isc2, gub, order):
+    """Every group's bound (:func:`_bounds`, into ``gub``) and the order of the search: the SEED
+    groups of largest bound first (their records give a good best early), then the other non-empty
+    groups by index (``order``); returns how many."""
+    ng = flat[3].shape[1]
+    _bounds(flat[3], qy, qn, isc2, gub[:ng])
+    ns = 0
+    for k in range(SEED):  # the largest bounds, by repeated selection (a sort costs more)
+        bj = -1
+        for j in range(ng):
+            if gub[j] > -np.inf and (bj < 0 or gub[j] > gub[bj]):
+                taken = False
+                for u in range(ns):
+                    taken = taken or order[u] == j
+                if not taken:
+                    bj = j
+        if bj < 0:
+            break
+        order[ns] = bj
+        ns += 1
+    w = ns
+    for j in range(ng):
+        if gub[j] > -np.inf:
+            taken = False
+            for u in range(ns):
+                taken = taken or order[u] == j
+            if not taken:
+                order[w] = j
+                w += 1
+    return w
+
+
+@njit(cache=True)
+def _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, t, claim, best2, arg2):
+    """Part t of the farthest-record search: the groups ``order[:nord]``, CHUNK at a time as it
+    claims them (:func:`_claim`); in a group whose bound reaches the best record any part has found,
+    the leaves whose bound reaches it, and in those the active records whose float32 filter
+    (:func:`_filter_limit`) reaches it. The part's best (computed distance, then lowest index) goes
+    to ``best2[t, 0]``, ``arg2[t, 0]``; nothing is pruned below a record some part has found, so the
+    best of the parts is the answer."""
+    perm, zp, isc2 = tree[0], tree[1], tree[10]
+    lidx, ltab, lrange, gtab, yc = flat
+    nf = yc.shape[1] - 1
+    lub = np.empty(G)
     best = best2[t, 0]
     arg = arg2[t, 0]
     j = -1
     while True:
         j = _claim(claim, j)
-        if j >= order.size:
+        if j * CHUNK >= nord:
             break
-        stack[0] = roots[order[j]]
-        sbound[0] = rbound[order[j]]
-        sp = 1
-        while True:
-            node, sp, lim = _next_leaf(fb, nav, qy, qn, m, isc2, best, best2, stack, sbound, sp)
-            if node < 0:
-                break
-            for p in range(nav[node, START], nav[node, END]):
-                if not alive_p[p]:
+        for jj in range(j * CHUNK, min(nord, j * CHUNK + CHUNK)):
+            grp = order[jj]
+            if gub[grp] < _shared(best, best2):
+                continue
+            _bounds(ltab[grp], qy, qn, isc2, lub)
+            for u in range(G):
+                lim = _shared(best, best2)
+                if lub[u] < lim:
                     continue
-                d = _dist(zp, p, q)
-                i = perm[p]
-                if d > best or (d == best and i < arg):
-                    best = d
-                    arg = i
-                    best2[t, 0] = best
-                    arg2[t, 0] = arg
+                a = grp * G + u
+                big = np.float64(ltab[grp, 0, u])
+                flim = _filter_limit(lim, big, qn, isc2)
+                for p in range(lrange[a, 0], lrange[a, 1]):
+                    r = yc[p, nf]
+                    if r < 0.0:
+                        continue  # deleted
+                    f = 0.0
+                    for c in range(nf):
+                        e = np.float64(yc[p, c]) - qy[c]
+                        f += e * e
+                    e = np.float64(r) + qr
+                    f += e * e
+                    if f < flim:
+                        continue
+                    d = _dist(zp, p, q)
+                    if d >= best:
+                        i = perm[p]
+                        if d > best or i < arg:
+                            best = d
+                            arg = i
+                            best2[t, 0] = best
+                            arg2[t, 0] = arg
+                            flim = max(flim, _filter_limit(best, big, qn, isc2))
+
+
+@njit(cache=True, inline="always")
+def _lower_bounds(tab, qy, qn, isc2, out):
+    """Lower bounds of the computed distance of the active records of each column of a bound table
+    (:func:`_make_flat`) to qy: the box bound of :func:`_lower`, widened the same way; inf for an
+    empty column."""
+    m = qy.shape[0]
+    k = tab.shape[1]
+    for j in range(k):
+        out[j] = 0.0
+    for t in range(m):
+        q = qy[t]
+        lo = tab[1 + t]
+        hi = tab[1 + m + t]
+        for j in range(k):
+            v = max(lo[j] - q, q - hi[j], 0.0)
+            out[j] += v * v
+    for j in range(k):
+        bg = np.float64(tab[0, j])
+        out[j] = (out[j] * (1.0 - _REL) - _NRM * (bg + qn)) * isc2 - 1e-300 if bg > -np.inf else np.inf
+
+
+@njit(cache=True, inline="always")
+def _knn_group(tree, flat, grp, q, qy, qn, qr, lb, bd, bi):
+    """The records of group ``grp`` into the kk nearest ``(bd, bi)`` (:func:`_knn_flat`)."""
+    perm, zp, isc2 = tree[0], tree[1], tree[10]
+    lidx, ltab, lrange, gtab, yc = flat
+    nf = yc.shape[1] - 1
+    kk = bd.shape[0]
+    _lower_bounds(ltab[grp], qy, qn, isc2, lb)
+    for u in range(G):
+        if lb[u] == np.inf or lb[u] > bd[kk - 1]:
+            continue
+        a = grp * G + u
+        big = np.float64(ltab[grp, 0, u])
+        for p in range(lrange[a, 0], lrange[a, 1]):
+            r = yc[p, nf]
+            if r < 0.0:
+                continue  # deleted
+            f = 0.0
+            for c in range(nf):
+                e = np.float64(yc[p, c]) - qy[c]
+                f += e * e
+            e = np.float64(r) - qr
+            f += e * e
+            if f > (bd[kk - 1] / isc2) * (1.0 + _F32) + _F32 * (big + qn) + 1e-300:
+                continue  # the filter understates the rotated squared distance, up to its rounding
+            d = _dist(zp, p, q)
+            i = perm[p]
+            w = kk - 1
+            if d > bd[w] or (d == bd[w] and i > bi[w]) or d == np.inf:
+                continue
+            while w > 0 and (d < bd[w - 1] or (d == bd[w - 1] and i < bi[w - 1])):
+                bd[w] = bd[w - 1]
+                bi[w] = bi[w - 1]
+                w -= 1
+            bd[w] = d
+            bi[w] = i
+
+
+@njit(cache=True)
+def _knn_flat(tree, flat, q, kk, home, glb):
+    """The kk active records nearest q, by (computed distance, index) (:func:`_knn`'s answer), from
+    the leaf table: group ``home`` first (the group of q's own leaf, which gives a near kk-th
+    distance), then every group whose lower bound (one vectorised sweep, into ``glb``) reaches it."""
+    qy, qn, qr = _query(tree, q)
+    gtab = flat[3]
+    ng = gtab.shape[1]
+    bd = np.full(kk, np.inf)
+    bi = np.full(kk, np.iinfo(np.int64).max)
+    lb = np.empty(G)
+    _knn_group(tree, flat, home, q, qy, qn, qr, lb, bd, bi)
+    _lower_bounds(gtab, qy, qn, tree[10], glb[:ng])
+    for grp in range(ng):
+        if grp != home and glb[grp] <= bd[kk - 1]:
+            _knn_group(tree, flat, grp, q, qy, qn, qr, lb, bd, bi)
+    return bi
 
 
 @njit(cache=True)
@@ -580,68 +783,46 @@ def _best_part(best2, arg2):
 
 
 @njit(cache=True)
-def _farthest(tree, q, stack, sbound):
-    """Active record farthest from q, by (computed distance, -index)."""
+def _query(tree, q):
+    """q's (scaled) rotated coordinates, |qy|^2 and the norm of its coordinates from
+    min(NF, m) on (the float32 filter's, :func:`_make_flat`)."""
     m = q.shape[0]
     qy = np.empty(m)
     qn = _rotate(q, tree[8], tree[9], qy)
-    best2 = np.full((1, PAD), -1.0)
-    arg2 = np.full((1, PAD), np.iinfo(np.int64).max)
-    _far_part(tree, q, qy, qn, np.zeros(1, np.int64), np.full(1, np.inf), np.zeros(1, np.int64), 0,
-              np.zeros(1, np.int64), stack, sbound, best2, arg2)
-    return arg2[0, 0]
+    qr = 0.0
+    for t in range(min(NF, m), m):
+        qr += qy[t] * qy[t]
+    return qy, qn, np.sqrt(qr)
 
 
 @njit(cache=True)
-def _frontier(tree, qy, qn, front, fbound):
-    """Expand the tree from the root, the non-leaf node of largest upper bound (:func:`_upper`)
-    first, into at most ``front.size`` non-empty nodes (``front``, their bounds ``fbound``);
-    returns how many."""
-    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
-    m = zp.shape[1]
-    front[0] = 0
-    fbound[0] = np.inf
-    nf = 1
-    while nf < front.size:
-        j = -1
-        for u in range(nf):
-            if nav[front[u], LEFT] >= 0 and (j < 0 or fbound[u] > fbound[j]):
-                j = u
-        if j < 0:
-            break
-        node = front[j]
-        nf -= 1  # node leaves the frontier: the last entry takes its place
-        front[j] = front[nf]
-        fbound[j] = fbound[nf]
-        for c in (nav[node, LEFT], nav[node, RIGHT]):
-            if nav[c, CNT] > 0:
-                front[nf] = c
-                fbound[nf] = _upper(fb, c, qy, qn, m, isc2)
-                nf += 1
-    return nf
+def _farthest(tree, flat, q, gub, order):
+    """Active record farthest from q, by (computed distance, -index)."""
+    qy, qn, qr = _query(tree, q)
+    nord = _group_order(flat, qy, qn, tree[10], gub, order)
+    best2 = np.full((1, PAD), -1.0)
+    arg2 = np.full((1, PAD), np.iinfo(np.int64).max)
+    _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, 0, np.zeros(1, np.int64), best2, arg2)
+    return arg2[0, 0]
 
 
 @njit(parallel=True, cache=True)
-def _farthest_par(tree, q, kk, nbout, stacks, sbounds, front, fbound):
-    """:func:`_farthest` in threads: the frontier of :func:`_frontier`, largest bound first, whose
-    nodes the threads claim in turn (:func:`_claim`), each pruning with the others' best (same
-    answer). With kk > 0 the first thread first finds the kk records nearest q (:func:`_knn`, into
-    ``nbout``) and then joins the search."""
-    m = q.shape[0]
-    qy = np.empty(m)
-    qn = _rotate(q, tree[8], tree[9], qy)
-    nf = _frontier(tree, qy, qn, front, fbound)
-    order = np.argsort(-fbound[:nf])
-    nt = stacks.shape[0]
+def _farthest_par(tree, flat, q, kk, home, nbout, nt, gub, order, glb):
+    """:func:`_farthest` in threads, which claim the groups CHUNK at a time (:func:`_claim`), each
+    pruning with the others' best (same answer). With kk > 0 the first thread first finds the kk
+    records nearest q (:func:`_knn_flat`, from group ``home``, into ``nbout``) and then joins the
+    search."""
+    qy, qn, qr = _query(tree, q)
+    nord = _group_order(flat, qy, qn, tree[10], gub, order)
     best2 = np.full((nt, PAD), -1.0)
     arg2 = np.full((nt, PAD), np.iinfo(np.int64).max)
     claim = np.zeros(PAD, np.int64)
     for t in prange(nt):
         if t == 0 and kk > 0:
-            nb = _knn(tree, q, kk, stacks[t], sbounds[t])
+            nb = _knn_flat(tree, flat, q, kk, home, glb)
             for j in range(kk):
                 nbout[j] = nb[j]
-        _far_part(tree, q, qy, qn, front, fbound, order, t, claim, stacks[t], sbounds[t], best2, arg2)
+        _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, t, claim, best2, arg2)
     return _best_part(best2, arg2)
 
 
@@ -670,16 +851,22 @@ def _centroid_exact(z, alive, act, nact):
     return c / w, w
 
 
+@njit(cache=True, inline="always")
+def _home(flat, leaf_of, r):
+    """The group of record r's leaf (r deleted or not)."""
+    return flat[0][leaf_of[r]] // G
+
+
 @njit(cache=True)
-def _cluster(r, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sbound):
+def _cluster(r, k, gid, labels, z, tree, flat, pos, leaf_of, alive, sums, glb):
     """Label r and its k-1 nearest active records as group gid and delete them."""
     q = z[r].copy()
-    _delete(r, tree, pos, leaf_of, alive, sums)
-    nb = _knn(tree, q, k - 1, stack, sbound)
+    _delete(r, tree, flat, pos, leaf_of, alive, sums)
+    nb = _knn_flat(tree, flat, q, k - 1, _home(flat, leaf_of, r), glb)
     labels[r] = gid
     for j in range(k - 1):
         labels[nb[j]] = gid
-        _delete(nb[j], tree, pos, leaf_of, alive, sums)
+        _delete(nb[j], tree, flat, pos, leaf_of, alive, sums)
 
 
 @njit(cache=True)
@@ -871,6 +1058,7 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
     leaf_of = np.empty(n, np.int64)
     alive = np.ones(n, np.bool_)
     tree = _make_tree(z, np.arange(n), LEAF, pos, leaf_of)
+    flat = _make_flat(tree)
     built = n
     # per coordinate: double-double sum (hi_s + lo_s, error <= err) and sum of |x|
     hi_s = np.zeros(m)
@@ -891,14 +1079,12 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
     abs0 = abs_s.copy()
     act = np.arange(n)
     nact = n
-    stacks = np.empty((nt, 512), np.int64)
-    sbounds = np.empty((nt, 512))
-    stack, sbound = stacks[0], sbounds[0]
     bufp = np.empty(n, np.int64)
     bufu = np.empty(n)
     bufl = np.empty(n)
-    front = np.empty(FRONT, np.int64)
-    fbound = np.empty(FRONT)
+    gub = np.empty(flat[3].shape[1])  # the groups' bounds and search order (_group_order); later
+    order = np.empty(flat[3].shape[1], np.int64)  # trees, on fewer records, have fewer groups
+    glb = np.empty(flat[3].shape[1])  # the groups' lower bounds (_knn_flat)
     labels = np.full(n, -1, np.int64)
     fo = np.empty(n, np.int64)  # the order of _far_order and its state
     frho = np.empty(n)
@@ -912,35 +1098,37 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
     while na >= 3 * k:
         if na < REBUILD * built and na >= 4 * LEAF:
             tree = _make_tree(z, _active_ids(alive), LEAF, pos, leaf_of)
+            flat = _make_flat(tree)
             built = na
             fst[0] = 0
         xr, nact, fb = _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, fo, frho, cref, fst, fnum,
                                       bufp, bufu, bufl)
         nfb += fb
         if nt > 1 and na >= par_min:
-            _delete(xr, tree, pos, leaf_of, alive, sums)
-            xs = _farthest_par(tree, z[xr].copy(), k - 1, nbout, stacks, sbounds, front, fbound)
+            _delete(xr, tree, flat, pos, leaf_of, alive, sums)
+            xs = _farthest_par(tree, flat, z[xr].copy(), k - 1, _home(flat, leaf_of, xr), nbout, nt, gub,
+                               order, glb)
             labels[xr] = gid
             for j in range(k - 1):
                 labels[nbout[j]] = gid
-                _delete(nbout[j], tree, pos, leaf_of, alive, sums)
+                _delete(nbout[j], tree, flat, pos, leaf_of, alive, sums)
             if not alive[xs]:  # the farthest record is one of the group's: search again
-                xs = _farthest_par(tree, z[xr].copy(), 0, nbout, stacks, sbounds, front, fbound)
+                xs = _farthest_par(tree, flat, z[xr].copy(), 0, 0, nbout, nt, gub, order, glb)
             gid += 1
             na -= k
         else:
-            _cluster(xr, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sbound)
+            _cluster(xr, k, gid, labels, z, tree, flat, pos, leaf_of, alive, sums, glb)
             gid += 1
             na -= k
-            xs = _farthest(tree, z[xr].copy(), stack, sbound)
-        _cluster(xs, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sbound)
+            xs = _farthest(tree, flat, z[xr].copy(), gub, order)
+        _cluster(xs, k, gid, labels, z, tree, flat, pos, leaf_of, alive, sums, glb)
         gid += 1
         na -= k
     if na >= 2 * k:
         xr, nact, fb = _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, fo, frho, cref, fst, fnum,
                                       bufp, bufu, bufl)
         nfb += fb
-        _cluster(xr, k, gid, labels, z, tree, pos, leaf_of, alive, sums, stack, sbound)
+        _cluster(xr, k, gid, labels, z, tree, flat, pos, leaf_of, alive, sums, glb)
         gid += 1
         na -= k
     for i in range(n):
@@ -959,7 +1147,9 @@ def memory_estimate(n: int, m: int) -> float:
     """Bytes of the tree kernel's own arrays for an n x m input (an upper estimate; the input and
     its z-scores come on top)."""
     nodes = 4 * (n // LEAF + 1)
-    return 8.0 * (4 * n * m + 14 * n + nodes * (2 * m + 9))
+    leaves = n // (LEAF // 2) + G  # leaves hold at least LEAF / 2 records
+    flat = 4.0 * (NF + 1) * n + 8.0 * nodes + leaves * (8 * m + 32.0)  # _make_flat
+    return 8.0 * (4 * n * m + 14 * n + nodes * (2 * m + 9)) + flat
 
 
 def mdav_tree_kernel(z: np.ndarray, k: int) -> np.ndarray:

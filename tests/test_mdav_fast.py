@@ -188,7 +188,7 @@ def test_centroid_pass_keeps_every_record_a_full_scan_keeps(m, seed, n, shift, w
     rng = np.random.default_rng(seed)
     z = np.ascontiguousarray(np.round(np.exp(rng.normal(size=(n, m))), decimals))
     pos, leaf_of = np.empty(n, np.int64), np.empty(n, np.int64)
-    tree = T._make_tree(z, np.arange(n), T.LEAF, pos, leaf_of)
+    tree, _ = T._make_tree(z, np.arange(n), T.LEAF, pos, leaf_of)
     zp, yp, alive_p = tree[1], tree[2], tree[4]
     alive_p[rng.random(n) < 0.3] = False
     cref = yp[alive_p].mean(axis=0) if alive_p.any() else np.zeros(m)
@@ -197,7 +197,7 @@ def test_centroid_pass_keeps_every_record_a_full_scan_keeps(m, seed, n, shift, w
     centre = z.mean(axis=0) + shift * rng.normal(size=m) * z.std(axis=0)
     half = width * z.std(axis=0) * rng.random(m)
     qlo, qhi, qy = centre - half, centre + half, np.empty(m)
-    qn = T._rotate(centre, tree[8], tree[9], qy)
+    qn = T._rotate(centre, tree[5], tree[6], qy)
     h = np.sqrt(np.sum(half ** 2)) * (1 + 1e-9)
     bufp, bufu, bufl = np.empty(n, np.int64), np.empty(n), np.empty(n)
     nb, maxlow = T._fc_pass(tree, qlo, qhi, qy, qn, h, fo, frho, cref, fst, fnum, bufp, bufu, bufl)

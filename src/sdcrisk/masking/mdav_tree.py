@@ -1,23 +1,35 @@
 """Exact k-d tree MDAV: the labels of the brute-force kernel
 (:func:`sdcrisk.masking.microaggregation._mdav_kernel_brute`; Domingo-Ferrer & Torra 2005;
 Nin, Herranz & Torra 2008, Algorithm 1) bit for bit, ties included, with far fewer distance
-evaluations (benchmarks/results/mdav.md, 2 cores, k = 3: 100,000 x 10 in 4.1-4.2 s; 1,000,000 x 10
-in 131-164 s on a machine whose timings of one kernel drifted by that much from run to run).
+evaluations (benchmarks/results/mdav.md, 2 cores, k = 3, 1,000,000 x 10: 109.6 s where the
+previous kernel, which walked the tree, took 194.5 s in the same session).
 
-* The tree is built on the principal-component coordinates of the active records (a rotation of
-  the centred data: distances unchanged), so that its boxes follow the shape of the data; it is
-  rebuilt from the active records whenever half of them have been removed since the last build.
-  Node boxes, ball radii, the largest squared norm and the active counts are refitted on every
-  deletion (the refit stops at the first ancestor it leaves unchanged).
+* The records are partitioned by a k-d tree built on the principal-component coordinates of
+  the active records (a rotation of the centred data: distances unchanged), so that its cells
+  follow the shape of the data, into leaves of at most LEAF records (more only where all rows are
+  equal); it is rebuilt from the active records whenever half of them have been removed since
+  the last build.
+* The searches do not walk the tree. After MDAV's first steps have peeled the outermost records,
+  the active set's far side is a wide front of records at nearly the answer's distance, and a
+  depth-first farthest search expanded some 4,000 inner nodes per query (two bounds each, read
+  from scattered memory) to reach a few hundred leaves (benchmarks/results/mdav.md). The leaves
+  are instead laid out in tree order in a table, G to a group (:func:`_make_tree`), whose bound
+  data (largest squared norm and box, float32 rounded outwards) are refitted on every deletion. A
+  query computes every group's bound in one vectorised sweep, then the leaf bounds of the groups
+  that reach the best record found so far, then, in the leaves that reach it, a float32 filter
+  per record (NF rotated coordinates and the norm of the rest, widened by its rounding) before the
+  exact distance. The farthest search visits the SEED groups of largest bound first, the nearest
+  search the group of the query's own leaf.
 * Record distances are always computed as the brute kernel computes them, in the original
-  coordinates (``d = x_t - q_t; s += d * d`` in coordinate order). Node bounds are computed in the
+  coordinates (``d = x_t - q_t; s += d * d`` in coordinate order). Bounds are computed in the
   rotated coordinates: farthest queries take the "norm + linear" bound
-  (``max |y|^2 + |q|^2 - 2 min_box y.q``, :func:`_bounds`; the box bound beside it cost more than it pruned),
-  nearest queries the larger of the box and ball bounds, each widened by a margin (relative 1e-10 plus 2e-10 times the squared norms involved)
-  far larger than the rounding errors of the rotation and of the distances. A node is pruned
-  only when its widened bound is strictly worse than the current best (or k-1-th best), so
-  records at an equal computed distance are never pruned and ties are resolved exactly as by the
-  brute kernel (lowest record index).
+  (``max |y|^2 + |q|^2 - 2 min_box y.q``, :func:`_bounds`; the box bound beside it cost more
+  than it pruned), nearest queries the box bound (:func:`_lower_bounds`), each widened by a
+  margin (relative 1e-10 plus 2e-10 times the squared norms involved) far larger than the
+  rounding errors of the rotation and of the distances. A leaf or group is passed over only when
+  its widened bound is strictly worse than the current best (or k-1-th best), so records at an
+  equal computed distance are never passed over and ties are resolved exactly as by the brute
+  kernel (lowest record index).
 * The centroid of the brute kernel is the sequential float sum over the active records in index
   order, divided by their number. The kernel keeps a double-double sum of the active records
   (with a rounding-error bound) and a bound of the error of the sequential sum (Higham's
@@ -31,18 +43,7 @@ in 131-164 s on a machine whose timings of one kernel drifted by that much from 
   cannot reach the best smallest one: the centroid moves little from step to step, so it reads
   about 63 records per step (100,000 x 10). The order is made again with each new tree and whenever more
   records have been read since it was made than remain (54 times at 100,000 records).
-* The farthest-record search does not walk the tree. After MDAV's first steps have peeled the
-  outermost records, the active set's far side is a wide front of records at nearly the answer's
-  distance, and a depth-first search expanded some 4,000 inner nodes per query (two bounds each,
-  read from scattered memory) to reach a few hundred leaves (benchmarks/results/mdav.md). The
-  leaves are instead laid out in tree order in a table, G to a group (:func:`_make_flat`,
-  refitted with each deletion): a query computes every group's bound in one vectorised sweep,
-  searches the SEED groups of largest bound first, then the others in order, and in a group whose
-  bound reaches the best record found so far the leaf bounds, then in the leaves that reach it a
-  float32 filter per record (3 rotated coordinates and the norm of the rest, widened by its
-  rounding) before the exact distance. The bounds are the tree's, so exactly the same records can
-  win, and the answer (largest computed distance, then lowest index) is the serial search's.
-* While at least PAR_MIN records remain, that search runs in numba's threads, which claim the
+* While at least PAR_MIN records remain, the farthest search runs in numba's threads, which claim the
   groups CHUNK at a time from a shared counter (two threads may search the same chunk, none is
   skipped, no thread searches one twice); each prunes with the best record any thread has found
   so far (a valid bound whatever the timing), and the best of the threads, ties by lowest index,
@@ -66,6 +67,9 @@ _U = 2.0 ** -53  # unit roundoff
 _REL = 1e-10  # relative margin of the rotated-coordinate bounds
 _NRM = 2e-10  # margin per unit of squared norm
 PAR_MIN = 50_000  # two threads search while at least this many records remain (mdav_tree_kernel)
+G = 16  # leaves per group
+NF = 3  # rotated coordinates kept per record for the filter
+_F32 = 4e-6  # margin of the float32 filter per unit of squared norm (2^-22 covers its rounding)
 PAD = 8  # one value per cache line
 SEED = 4  # groups of largest bound searched first
 CHUNK = 8  # groups a thread claims at a time
@@ -138,14 +142,8 @@ def _build(y, leaf):
         parent[:nn].copy()
 
 
-# node layout, one row per node (siblings are adjacent rows), so that a visit reads few cache
-# lines:
-#   fb (float32, rounded outwards): max |y|^2, box low [1, m + 1), box high [m + 1, 2m + 1)
-#   nd (float64): ball centre [0, m), radius, distance of the centre from the parent's centre
-#   nav (int64): active count, left child, right child, start, end, parent
 # y are the principal-component coordinates times a power of two (``sc``) that brings the largest
 # |y| near 1, so that float32 neither overflows nor underflows; bounds are scaled back exactly.
-CNT, LEFT, RIGHT, START, END, PAR = 0, 1, 2, 3, 4, 5
 
 
 @njit(cache=True)
@@ -158,81 +156,6 @@ def _down(x):
 def _up(x):
     f = np.float32(x)
     return f if f >= x else np.nextafter(f, np.float32(np.inf))
-
-
-@njit(cache=True)
-def _fit_leaf(yp, nr, alive_p, fb, nd, nav, node):
-    """Refit a leaf to its active records; True if its box, radius or largest norm changed."""
-    m = yp.shape[1]
-    r = 0.0
-    big = -np.inf
-    s0 = nav[node, START]
-    e0 = nav[node, END]
-    for p in range(s0, e0):
-        if alive_p[p]:
-            s = 0.0
-            for t in range(m):
-                d = yp[p, t] - nd[node, t]
-                s += d * d
-            if s > r:
-                r = s
-            if nr[p] > big:
-                big = nr[p]
-    r = np.sqrt(r) * (1.0 + 1e-13)
-    big32 = _up(big)
-    changed = r != nd[node, m] or big32 != fb[node, 0]
-    nd[node, m] = r
-    fb[node, 0] = big32
-    for t in range(m):
-        lo = np.inf
-        hi = -np.inf
-        for p in range(s0, e0):
-            if alive_p[p]:
-                v = yp[p, t]
-                if v < lo:
-                    lo = v
-                if v > hi:
-                    hi = v
-        lo32 = _down(lo)
-        hi32 = _up(hi)
-        if lo32 != fb[node, 1 + t] or hi32 != fb[node, 1 + m + t]:
-            changed = True
-        fb[node, 1 + t] = lo32
-        fb[node, 1 + m + t] = hi32
-    return changed
-
-
-@njit(cache=True)
-def _fit_inner(fb, nd, nav, node, m):
-    a = nav[node, LEFT]
-    b = nav[node, RIGHT]
-    r = 0.0
-    big = np.float32(-np.inf)
-    if nav[a, CNT] > 0:
-        r = nd[a, m + 1] + nd[a, m]
-        big = fb[a, 0]
-    if nav[b, CNT] > 0:
-        r = max(r, nd[b, m + 1] + nd[b, m])
-        big = max(big, fb[b, 0])
-    changed = big != fb[node, 0]
-    fb[node, 0] = big
-    s = 0.0  # farthest corner of the box from the centre
-    for t in range(m):
-        lo = min(fb[a, 1 + t], fb[b, 1 + t])
-        hi = max(fb[a, 1 + m + t], fb[b, 1 + m + t])
-        if lo != fb[node, 1 + t] or hi != fb[node, 1 + m + t]:
-            changed = True
-        fb[node, 1 + t] = lo
-        fb[node, 1 + m + t] = hi
-        if lo <= hi:
-            c = nd[node, t]
-            d = max(abs(np.float64(lo) - c), abs(np.float64(hi) - c))
-            s += d * d
-    r = min(r, np.sqrt(s)) * (1.0 + 1e-13)
-    if r != nd[node, m]:
-        changed = True
-    nd[node, m] = r
-    return changed
 
 
 @njit(cache=True, inline="always")
@@ -263,28 +186,6 @@ def _widen(u, big, qn, isc2):
     """A bound u of a squared distance in the scaled rotated coordinates (squared norms up to big
     and qn) widened by the margins of the rotation's rounding errors and scaled back."""
     return (u * (1.0 + _REL) + _NRM * (big + qn)) * isc2 + 1e-300
-
-
-@njit(cache=True, inline="always")
-def _lower(fb, nd, node, qy, qn, m, isc2):
-    """Lower bound of the computed distance of any active record of the node to qy: larger of
-    the box and ball bounds."""
-    sb = 0.0
-    c = 0.0
-    for t in range(m):
-        a = fb[node, 1 + t] - qy[t]
-        if a > 0.0:
-            sb += a * a
-        else:
-            b = fb[node, 1 + m + t] - qy[t]
-            if b < 0.0:
-                sb += b * b
-        e = nd[node, t] - qy[t]
-        c += e * e
-    gap = np.sqrt(c) - nd[node, m]
-    if gap > 0.0 and gap * gap > sb:
-        sb = gap * gap
-    return (sb * (1.0 - _REL) - _NRM * (fb[node, 0] + qn)) * isc2 - 1e-300
 
 
 @njit(cache=True)
@@ -337,7 +238,6 @@ def _make_tree(z, ids, leaf, pos, leaf_of):
             q[t] = z[ids[a], t]
         _rotate(q, g, V, y[a])
     lperm, start, end, left, right, parent = _build(y, leaf)
-    nn = start.shape[0]
     perm = np.empty(nb, np.int64)
     zp = np.empty((nb, m))
     yp = np.empty((nb, m))
@@ -352,86 +252,17 @@ def _make_tree(z, ids, leaf, pos, leaf_of):
         nr[p] = s
         pos[perm[p]] = p
     alive_p = np.ones(nb, np.bool_)
-    nav = np.empty((nn, 6), np.int64)
-    fb = np.empty((nn, 2 * m + 1), np.float32)
-    nd = np.zeros((nn, m + 2))
-    for node in range(nn):
-        nav[node, CNT] = end[node] - start[node]
-        nav[node, LEFT] = left[node]
-        nav[node, RIGHT] = right[node]
-        nav[node, START] = start[node]
-        nav[node, END] = end[node]
-        nav[node, PAR] = parent[node]
-        fb[node, 0] = -np.inf
-        for t in range(m):
-            fb[node, 1 + t] = np.inf
-            fb[node, 1 + m + t] = -np.inf
-    for node in range(nn):
-        for p in range(start[node], end[node]):
-            for t in range(m):
-                nd[node, t] += yp[p, t]
-        for t in range(m):
-            nd[node, t] /= end[node] - start[node]
-        if parent[node] >= 0:
-            s = 0.0
-            for t in range(m):
-                d = nd[node, t] - nd[parent[node], t]
-                s += d * d
-            nd[node, m + 1] = np.sqrt(s) * (1.0 + 1e-12)
-        if left[node] < 0:
-            for p in range(start[node], end[node]):
-                leaf_of[perm[p]] = node
-    for node in range(nn - 1, -1, -1):  # children have larger ids than their parent
-        if left[node] < 0:
-            _fit_leaf(yp, nr, alive_p, fb, nd, nav, node)
-        else:
-            _fit_inner(fb, nd, nav, node, m)
-    return perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, 1.0 / (sc * sc)
-
-
-# The leaf table of the farthest-record search (:func:`_far_part`), made with each tree: the leaves
-# in tree order, G to a group. ``ltab[grp]`` holds the "norm + linear" bound data of the group's
-# leaves (rows: the largest squared norm, -inf for an empty leaf, the box's m lows and m highs;
-# one column per leaf; float32 as in the tree) in one block, so that a group's leaf bounds are read
-# in sequence; ``gtab`` the same data of the groups, one column per group, swept whole by every
-# query; ``lrange`` each leaf's record positions; ``lidx`` a leaf node's column; ``yc`` per record,
-# in tree order, the first nf = min(NF, m) rotated coordinates and the norm of the others in float32 (-1:
-# deleted), a filter before the exact distance.
-#   flat = (lidx, ltab, lrange, gtab, yc)
-G = 16  # leaves per group
-NF = 3  # rotated coordinates kept per record for the filter
-_F32 = 4e-6  # margin of the float32 filter per unit of squared norm (2^-22 covers its rounding)
-
-
-@njit(cache=True)
-def _make_flat(tree):
-    """The leaf table of ``tree`` (the comment above)."""
-    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
-    nb, m = yp.shape
-    nn = nav.shape[0]
-    nl = 0
-    for v in range(nn):
-        nl += nav[v, LEFT] < 0
-    leaves = np.empty(nl, np.int64)
-    w = 0
-    for v in range(nn):
-        if nav[v, LEFT] < 0:
-            leaves[w] = v
-            w += 1
+    tree = (perm, zp, yp, nr, alive_p, g, V, 1.0 / (sc * sc))
+    leaves = np.flatnonzero(left < 0)
+    leaves = leaves[np.argsort(start[leaves], kind="mergesort")]  # tree order
+    nl = leaves.size
     ng = (nl + G - 1) // G
-    lidx = np.full(nn, -1, np.int64)
-    lrange = np.zeros((ng * G, 2), np.int64)
-    starts = np.empty(nl, np.int64)
+    lrange = np.zeros((ng * G, 2), np.int64)  # padding leaves: empty
     for a in range(nl):
-        starts[a] = nav[leaves[a], START]
-    leaves = leaves[np.argsort(starts, kind="mergesort")]  # tree order
-    for a in range(nl):
-        lidx[leaves[a]] = a
-        lrange[a, 0] = nav[leaves[a], START]
-        lrange[a, 1] = nav[leaves[a], END]
-    ltab = np.zeros((ng, 2 * m + 1, G), np.float32)
-    ltab[:, 0, :] = -np.inf  # padding leaves: empty
-    gtab = np.empty((2 * m + 1, ng), np.float32)
+        lrange[a, 0] = start[leaves[a]]
+        lrange[a, 1] = end[leaves[a]]
+        for p in range(start[leaves[a]], end[leaves[a]]):
+            leaf_of[perm[p]] = a
     nf = min(NF, m)
     yc = np.empty((nb, nf + 1), np.float32)
     for p in range(nb):
@@ -440,29 +271,53 @@ def _make_flat(tree):
             r += yp[p, t] * yp[p, t]
         for t in range(nf):
             yc[p, t] = yp[p, t]
-        yc[p, nf] = np.sqrt(r) if alive_p[p] else -1.0
-    flat = (lidx, ltab, lrange, gtab, yc)
+        yc[p, nf] = np.sqrt(r)
+    flat = (lrange, end[leaves] - start[leaves], np.zeros((ng, 2 * m + 1, G), np.float32),
+            np.empty((2 * m + 1, ng), np.float32), yc)
+    flat[2][:, 0, :] = -np.inf
     for a in range(nl):
-        _flat_leaf(tree, flat, leaves[a])
-    return flat
+        _fit_leaf(tree, flat, a)
+    return tree, flat
+
+
+# The leaf table (``flat``), made with each tree: the leaves in tree order, G to a group.
+# ``lrange[a]``: leaf a's record positions; ``lcnt[a]``: its active records; ``ltab[grp]``: the
+# bound data of the group's leaves in one block (rows: the largest squared norm, -inf for an
+# empty leaf, the box's m lows and m highs, all float32 rounded outwards; one column per leaf), so
+# that a group's leaf bounds are read in sequence; ``gtab``: the same data of the groups, one
+# column per group, swept whole by every query; ``yc``: per record, in tree order, the first
+# nf = min(NF, m) rotated coordinates and the norm of the others in float32 (-1: deleted), a
+# filter before the exact distance.
+#   flat = (lrange, lcnt, ltab, gtab, yc)
 
 
 @njit(cache=True)
-def _flat_leaf(tree, flat, node):
-    """Copy leaf ``node``'s bound data from the tree into the leaf table and refit its group."""
-    fb, nav = tree[5], tree[7]
-    lidx, ltab, lrange, gtab, yc = flat
-    r = ltab.shape[1]
-    grp, u = divmod(lidx[node], G)
+def _fit_leaf(tree, flat, a):
+    """Refit leaf a's bound data to its active records, then its group's."""
+    yp, nr, alive_p = tree[2], tree[3], tree[4]
+    lrange, lcnt, ltab, gtab, yc = flat
+    m = yp.shape[1]
+    grp, u = divmod(a, G)
     lt = ltab[grp]
-    for c in range(r):
-        lt[c, u] = fb[node, c]
-    if nav[node, CNT] == 0:
-        lt[0, u] = -np.inf
-    m = (r - 1) // 2
+    big = -np.inf
+    for p in range(lrange[a, 0], lrange[a, 1]):
+        if alive_p[p]:
+            big = max(big, nr[p])
+    for t in range(m):
+        lo = np.inf
+        hi = -np.inf
+        for p in range(lrange[a, 0], lrange[a, 1]):
+            if alive_p[p]:
+                v = yp[p, t]
+                lo = min(lo, v)
+                hi = max(hi, v)
+        lt[1 + t, u] = _down(lo)
+        lt[1 + m + t, u] = _up(hi)
+    lt[0, u] = _up(big) if lcnt[a] > 0 else -np.inf
     gtab[0, grp] = -np.inf
-    for c in range(1, r):
-        gtab[c, grp] = np.inf if c <= m else -np.inf
+    for c in range(1, m + 1):
+        gtab[c, grp] = np.inf
+        gtab[m + c, grp] = -np.inf
     for b in range(G):
         if lt[0, b] > -np.inf:
             gtab[0, grp] = max(gtab[0, grp], lt[0, b])
@@ -473,22 +328,15 @@ def _flat_leaf(tree, flat, node):
 
 @njit(cache=True)
 def _delete(i, tree, flat, pos, leaf_of, alive, sums):
-    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
+    zp, alive_p = tree[1], tree[4]
     hi_s, lo_s, err, abs_s = sums
     m = zp.shape[1]
     p = pos[i]
     alive[i] = False
     alive_p[p] = False
     flat[4][p, -1] = -1.0
-    leaf = node = leaf_of[i]
-    refit = _fit_leaf(yp, nr, alive_p, fb, nd, nav, node)
-    while node >= 0:
-        nav[node, CNT] -= 1
-        par = nav[node, PAR]
-        if par >= 0 and refit:
-            refit = _fit_inner(fb, nd, nav, par, m)
-        node = par
-    _flat_leaf(tree, flat, leaf)
+    flat[1][leaf_of[i]] -= 1
+    _fit_leaf(tree, flat, leaf_of[i])
     for t in range(m):
         x = -zp[p, t]
         s = hi_s[t] + x  # TwoSum
@@ -498,58 +346,6 @@ def _delete(i, tree, flat, pos, leaf_of, alive, sums):
         lo_s[t] += e
         err[t] += abs(lo_s[t]) * 2.2205e-16
         abs_s[t] -= abs(x)
-
-
-@njit(cache=True)
-def _knn(tree, q, kk, stack, sbound):
-    """The kk active records nearest q, by (computed distance, index)."""
-    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
-    m = zp.shape[1]
-    qy = np.empty(m)
-    qn = _rotate(q, g, V, qy)
-    bd = np.full(kk, np.inf)
-    bi = np.full(kk, np.iinfo(np.int64).max)
-    stack[0] = 0
-    sbound[0] = -np.inf
-    sp = 1
-    while sp > 0:
-        sp -= 1
-        node = stack[sp]
-        if sbound[sp] > bd[kk - 1] or nav[node, CNT] == 0:
-            continue
-        a = nav[node, LEFT]
-        if a < 0:
-            for p in range(nav[node, START], nav[node, END]):
-                if not alive_p[p]:
-                    continue
-                d = _dist(zp, p, q)
-                i = perm[p]
-                w = kk - 1
-                if d > bd[w] or (d == bd[w] and i > bi[w]) or d == np.inf:
-                    continue
-                while w > 0 and (d < bd[w - 1] or (d == bd[w - 1] and i < bi[w - 1])):
-                    bd[w] = bd[w - 1]
-                    bi[w] = bi[w - 1]
-                    w -= 1
-                bd[w] = d
-                bi[w] = i
-        else:
-            b = nav[node, RIGHT]
-            la = _lower(fb, nd, a, qy, qn, m, isc2) if nav[a, CNT] > 0 else np.inf
-            lb = _lower(fb, nd, b, qy, qn, m, isc2) if nav[b, CNT] > 0 else np.inf
-            if la <= lb:
-                a, b = b, a
-                la, lb = lb, la
-            # push the farther (a) first, the nearer (b) on top
-            if la <= bd[kk - 1]:
-                stack[sp] = a
-                sbound[sp] = la
-                sp += 1
-            if lb <= bd[kk - 1]:
-                stack[sp] = b
-                sbound[sp] = lb
-                sp += 1
-    return bi
 
 
 @njit(cache=True, inline="always")
@@ -564,7 +360,7 @@ def _shared(own, parts):
 @njit(cache=True, inline="always")
 def _bounds(tab, qy, qn, isc2, out):
     """Upper bounds of the computed distance of the active records of each column of a bound
-    table (a group's leaves or the groups, :func:`_make_flat`) to the point whose (scaled) rotated
+    table (a group's leaves or the groups, :func:`_make_tree`) to the point whose (scaled) rotated
     coordinates are qy (|qy|^2 = qn), into ``out``: the "norm + linear" bound
     max |y|^2 + |q|^2 - 2 min_box y.q, widened (:func:`_widen`); -inf for an empty entry. On the
     outer records, where farthest queries end, it is nearly always tighter than the box and ball
@@ -649,8 +445,8 @@ def _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, t, claim, best2, arg2
     (:func:`_filter_limit`) reaches it. The part's best (computed distance, then lowest index) goes
     to ``best2[t, 0]``, ``arg2[t, 0]``; nothing is pruned below a record some part has found, so the
     best of the parts is the answer."""
-    perm, zp, isc2 = tree[0], tree[1], tree[10]
-    lidx, ltab, lrange, gtab, yc = flat
+    perm, zp, isc2 = tree[0], tree[1], tree[7]
+    lrange, lcnt, ltab, gtab, yc = flat
     nf = yc.shape[1] - 1
     lub = np.empty(G)
     best = best2[t, 0]
@@ -698,8 +494,8 @@ def _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, t, claim, best2, arg2
 @njit(cache=True, inline="always")
 def _lower_bounds(tab, qy, qn, isc2, out):
     """Lower bounds of the computed distance of the active records of each column of a bound table
-    (:func:`_make_flat`) to qy: the box bound of :func:`_lower`, widened the same way; inf for an
-    empty column."""
+    (:func:`_make_tree`) to qy: the box bound sum_t max(0, lo_t - q_t, q_t - hi_t)^2, widened by the
+    rotation's margins (as :func:`_widen`, downwards); inf for an empty column."""
     m = qy.shape[0]
     k = tab.shape[1]
     for j in range(k):
@@ -719,8 +515,8 @@ def _lower_bounds(tab, qy, qn, isc2, out):
 @njit(cache=True, inline="always")
 def _knn_group(tree, flat, grp, q, qy, qn, qr, lb, bd, bi):
     """The records of group ``grp`` into the kk nearest ``(bd, bi)`` (:func:`_knn_flat`)."""
-    perm, zp, isc2 = tree[0], tree[1], tree[10]
-    lidx, ltab, lrange, gtab, yc = flat
+    perm, zp, isc2 = tree[0], tree[1], tree[7]
+    lrange, lcnt, ltab, gtab, yc = flat
     nf = yc.shape[1] - 1
     kk = bd.shape[0]
     _lower_bounds(ltab[grp], qy, qn, isc2, lb)
@@ -766,7 +562,7 @@ def _knn_flat(tree, flat, q, kk, home, glb):
     bi = np.full(kk, np.iinfo(np.int64).max)
     lb = np.empty(G)
     _knn_group(tree, flat, home, q, qy, qn, qr, lb, bd, bi)
-    _lower_bounds(gtab, qy, qn, tree[10], glb[:ng])
+    _lower_bounds(gtab, qy, qn, tree[7], glb[:ng])
     for grp in range(ng):
         if grp != home and glb[grp] <= bd[kk - 1]:
             _knn_group(tree, flat, grp, q, qy, qn, qr, lb, bd, bi)
@@ -785,10 +581,10 @@ def _best_part(best2, arg2):
 @njit(cache=True)
 def _query(tree, q):
     """q's (scaled) rotated coordinates, |qy|^2 and the norm of its coordinates from
-    min(NF, m) on (the float32 filter's, :func:`_make_flat`)."""
+    min(NF, m) on (the float32 filter's, :func:`_make_tree`)."""
     m = q.shape[0]
     qy = np.empty(m)
-    qn = _rotate(q, tree[8], tree[9], qy)
+    qn = _rotate(q, tree[5], tree[6], qy)
     qr = 0.0
     for t in range(min(NF, m), m):
         qr += qy[t] * qy[t]
@@ -799,7 +595,7 @@ def _query(tree, q):
 def _farthest(tree, flat, q, gub, order):
     """Active record farthest from q, by (computed distance, -index)."""
     qy, qn, qr = _query(tree, q)
-    nord = _group_order(flat, qy, qn, tree[10], gub, order)
+    nord = _group_order(flat, qy, qn, tree[7], gub, order)
     best2 = np.full((1, PAD), -1.0)
     arg2 = np.full((1, PAD), np.iinfo(np.int64).max)
     _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, 0, np.zeros(1, np.int64), best2, arg2)
@@ -813,7 +609,7 @@ def _farthest_par(tree, flat, q, kk, home, nbout, nt, gub, order, glb):
     records nearest q (:func:`_knn_flat`, from group ``home``, into ``nbout``) and then joins the
     search."""
     qy, qn, qr = _query(tree, q)
-    nord = _group_order(flat, qy, qn, tree[10], gub, order)
+    nord = _group_order(flat, qy, qn, tree[7], gub, order)
     best2 = np.full((nt, PAD), -1.0)
     arg2 = np.full((nt, PAD), np.iinfo(np.int64).max)
     claim = np.zeros(PAD, np.int64)
@@ -854,7 +650,7 @@ def _centroid_exact(z, alive, act, nact):
 @njit(cache=True, inline="always")
 def _home(flat, leaf_of, r):
     """The group of record r's leaf (r deleted or not)."""
-    return flat[0][leaf_of[r]] // G
+    return leaf_of[r] // G
 
 
 @njit(cache=True)
@@ -889,7 +685,7 @@ def _centroid_box(na, n, tree, sums, abs0, qlo, qhi, qy):
         e = max(qhi[t] - cmid[t], cmid[t] - qlo[t])
         h += e * e
     h = np.sqrt(h) * (1.0 + 1e-9)
-    return h, _rotate(cmid, tree[8], tree[9], qy)
+    return h, _rotate(cmid, tree[5], tree[6], qy)
 
 
 @njit(cache=True, inline="always")
@@ -946,7 +742,7 @@ def _fc_pass(tree, qlo, qhi, qy, qn, h, fo, frho, cref, fst, fnum, bufp, bufu, b
     ``fst``: their count, the first that may be active, the records read since the order was
     made) up to the first whose bound, that distance plus |qy - cref| widened by :func:`_widen`
     and then by h, is below maxlow: no record after it can reach maxlow."""
-    perm, zp, yp, nr, alive_p, fb, nd, nav, g, V, isc2 = tree
+    perm, zp, yp, nr, alive_p, g, V, isc2 = tree
     m = zp.shape[1]
     dl = 0.0
     for t in range(m):
@@ -1057,8 +853,7 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
     pos = np.empty(n, np.int64)
     leaf_of = np.empty(n, np.int64)
     alive = np.ones(n, np.bool_)
-    tree = _make_tree(z, np.arange(n), LEAF, pos, leaf_of)
-    flat = _make_flat(tree)
+    tree, flat = _make_tree(z, np.arange(n), LEAF, pos, leaf_of)
     built = n
     # per coordinate: double-double sum (hi_s + lo_s, error <= err) and sum of |x|
     hi_s = np.zeros(m)
@@ -1097,8 +892,7 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
     nfb = 0
     while na >= 3 * k:
         if na < REBUILD * built and na >= 4 * LEAF:
-            tree = _make_tree(z, _active_ids(alive), LEAF, pos, leaf_of)
-            flat = _make_flat(tree)
+            tree, flat = _make_tree(z, _active_ids(alive), LEAF, pos, leaf_of)
             built = na
             fst[0] = 0
         xr, nact, fb = _from_centroid(na, n, z, tree, alive, sums, abs0, act, nact, fo, frho, cref, fst, fnum,
@@ -1148,7 +942,7 @@ def memory_estimate(n: int, m: int) -> float:
     its z-scores come on top)."""
     nodes = 4 * (n // LEAF + 1)
     leaves = n // (LEAF // 2) + G  # leaves hold at least LEAF / 2 records
-    flat = 4.0 * (NF + 1) * n + 8.0 * nodes + leaves * (8 * m + 32.0)  # _make_flat
+    flat = 4.0 * (NF + 1) * n + leaves * (8 * m + 28.0)  # the leaf table (_make_tree)
     return 8.0 * (4 * n * m + 14 * n + nodes * (2 * m + 9)) + flat
 
 

@@ -208,3 +208,41 @@ def test_centroid_pass_keeps_every_record_a_full_scan_keeps(m, seed, n, shift, w
     expected = set(active[up >= maxlow].tolist())
     assert expected <= {p for p, u in zip(bufp[:nb].tolist(), bufu[:nb].tolist()) if u >= maxlow}
     assert fst[2] <= active.size + int((~alive_p).sum())  # records read since the order was made
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12), st.integers(0, 2 ** 32 - 1), st.integers(1, 3000), st.integers(-1, 2),
+       st.floats(0.0, 0.95))
+def test_leaf_table_searches_equal_a_scan(m, seed, n, decimals, dead):
+    """The leaf table's farthest search (serial and in two threads) and nearest search return what
+    a scan of the active records returns: largest (smallest) computed distance, then lowest index;
+    continuous and tied values (``decimals``), any dimension (fewer than the filter's NF
+    coordinates included), records deleted at random."""
+    from sdcrisk.masking import mdav_tree as T
+
+    rng = np.random.default_rng(seed)
+    z = np.exp(rng.normal(size=(n, m))) * rng.uniform(0.1, 10, size=m)
+    if decimals >= 0:
+        z = np.round(z, decimals)
+    z = np.ascontiguousarray(z)
+    pos, leaf_of, alive = np.empty(n, np.int64), np.empty(n, np.int64), np.ones(n, np.bool_)
+    tree, flat = T._make_tree(z, np.arange(n), T.LEAF, pos, leaf_of)
+    sums = tuple(np.zeros(m) for _ in range(4))
+    for i in np.flatnonzero(rng.random(n) < dead):
+        T._delete(i, tree, flat, pos, leaf_of, alive, sums)
+    act = np.flatnonzero(alive)
+    if act.size < 2:
+        return
+    ng = flat[3].shape[1]
+    gub, order, glb, nbout = np.empty(ng), np.empty(ng, np.int64), np.empty(ng), np.empty(1, np.int64)
+    for r in rng.choice(act, size=min(5, act.size), replace=False):
+        q = z[r].copy()
+        d = np.zeros(act.size)  # the kernel's sum, coordinate by coordinate
+        for t in range(m):
+            d += (z[act, t] - q[t]) * (z[act, t] - q[t])
+        far = act[np.lexsort((act, -d))[0]]
+        assert T._farthest(tree, flat, q, gub, order) == far
+        assert T._farthest_par(tree, flat, q, 0, 0, nbout, 2, gub, order, glb) == far
+        kk = min(3, act.size)
+        near = act[np.lexsort((act, d))[:kk]]
+        assert np.array_equal(T._knn_flat(tree, flat, q, kk, T._home(flat, leaf_of, r), glb), near)

@@ -18,8 +18,8 @@ previous kernel, which walked the tree, took 194.5 s in the same session).
   query computes every group's bound in one vectorised sweep, then the leaf bounds of the groups
   that reach the best record found so far, then, in the leaves that reach it, a float32 filter
   per record (NF rotated coordinates and the norm of the rest, widened by its rounding) before the
-  exact distance. The farthest search visits the SEED groups of largest bound first, the nearest
-  search the group of the query's own leaf.
+  exact distance. The farthest search visits the groups by decreasing bound (bucketed), the
+  nearest search the group of the query's own leaf first.
 * Record distances are always computed as the brute kernel computes them, in the original
   coordinates (``d = x_t - q_t; s += d * d`` in coordinate order). Bounds are computed in the
   rotated coordinates: farthest queries take the "norm + linear" bound
@@ -71,75 +71,94 @@ G = 16  # leaves per group
 NF = 3  # rotated coordinates kept per record for the filter
 _F32 = 4e-6  # margin of the float32 filter per unit of squared norm (2^-22 covers its rounding)
 PAD = 8  # one value per cache line
-SEED = 4  # groups of largest bound searched first
+NB = 64  # buckets of the farthest search's group order
 CHUNK = 8  # groups a thread claims at a time
 
 
 @njit(cache=True)
+def _select(vals, perm, s, e, k):
+    """Reorder ``vals[s:e]``, and ``perm[s:e]`` alongside, so that no value before position k is
+    larger than ``vals[k]`` and none after it smaller (Hoare's selection, median-of-three pivots)."""
+    lo = s
+    hi = e - 1
+    while hi > lo:
+        a = vals[lo]
+        b = vals[(lo + hi) // 2]
+        c = vals[hi]
+        pivot = max(min(a, b), min(max(a, b), c))
+        i = lo
+        j = hi
+        while i <= j:
+            while vals[i] < pivot:
+                i += 1
+            while vals[j] > pivot:
+                j -= 1
+            if i <= j:
+                vals[i], vals[j] = vals[j], vals[i]
+                perm[i], perm[j] = perm[j], perm[i]
+                i += 1
+                j -= 1
+        if k <= j:
+            hi = j
+        elif k >= i:
+            lo = i
+        else:
+            return
+
+
+@njit(cache=True)
 def _build(y, leaf):
-    """k-d tree on the rows of y: ``perm`` (rows in tree order), per node [start, end),
-    children, parent. Split at the median of the widest coordinate."""
+    """k-d partition of the rows of y: ``perm`` (rows in tree order) and the ``[start, end)`` of
+    each leaf, in tree order. Each cell of more than ``leaf`` rows is split at the median of its
+    widest coordinate (found by selection, :func:`_select`); its halves hold at least leaf / 2
+    rows."""
     n, m = y.shape
     perm = np.arange(n)
-    cap = 2 * (n // leaf + 1) * 2 + 1
-    start = np.empty(cap, np.int64)
-    end = np.empty(cap, np.int64)
-    left = np.full(cap, -1, np.int64)
-    right = np.full(cap, -1, np.int64)
-    parent = np.full(cap, -1, np.int64)
-    start[0] = 0
-    end[0] = n
-    nn = 1
-    stack = np.empty(cap, np.int64)
-    sp = 0
-    stack[sp] = 0
-    sp += 1
     vals = np.empty(n)
-    seg = np.empty(n, np.int64)
+    lo = np.empty(m)
+    hi = np.empty(m)
+    cap = n // max(1, leaf // 2) + 2
+    starts = np.empty(cap, np.int64)
+    ends = np.empty(cap, np.int64)
+    stack = np.empty((130, 2), np.int64)  # depth first, left half on top: at most one entry per level
+    stack[0, 0] = 0
+    stack[0, 1] = n
+    sp = 1
+    nl = 0
     while sp > 0:
         sp -= 1
-        node = stack[sp]
-        s = start[node]
-        e = end[node]
-        if e - s <= leaf:
-            continue
-        best = -1.0
-        dim = 0
-        for t in range(m):
-            lo = np.inf
-            hi = -np.inf
+        s = stack[sp, 0]
+        e = stack[sp, 1]
+        dim = -1
+        if e - s > leaf:
+            lo[:] = np.inf
+            hi[:] = -np.inf
             for p in range(s, e):
-                v = y[perm[p], t]
-                if v < lo:
-                    lo = v
-                if v > hi:
-                    hi = v
-            if hi - lo > best:
-                best = hi - lo
-                dim = t
-        if best <= 0.0:
-            continue  # all rows equal: one leaf
-        for p in range(e - s):
-            seg[p] = perm[s + p]
-            vals[p] = y[seg[p], dim]
-        o = np.argsort(vals[:e - s])
-        for p in range(e - s):
-            perm[s + p] = seg[o[p]]
+                r = perm[p]
+                for t in range(m):
+                    v = y[r, t]
+                    lo[t] = min(lo[t], v)
+                    hi[t] = max(hi[t], v)
+            best = 0.0
+            for t in range(m):
+                if hi[t] - lo[t] > best:
+                    best = hi[t] - lo[t]
+                    dim = t
+        if dim < 0:  # small enough, or all rows equal: a leaf
+            starts[nl] = s
+            ends[nl] = e
+            nl += 1
+            continue
+        for p in range(s, e):
+            vals[p] = y[perm[p], dim]
         mid = s + (e - s) // 2
-        for c in range(2):
-            child = nn
-            nn += 1
-            start[child] = s if c == 0 else mid
-            end[child] = mid if c == 0 else e
-            parent[child] = node
-            if c == 0:
-                left[node] = child
-            else:
-                right[node] = child
-            stack[sp] = child
-            sp += 1
-    return perm, start[:nn].copy(), end[:nn].copy(), left[:nn].copy(), right[:nn].copy(), \
-        parent[:nn].copy()
+        _select(vals, perm, s, e, mid)
+        stack[sp, 0] = mid
+        stack[sp, 1] = e
+        stack[sp + 1, 0] = s
+        stack[sp + 1, 1] = mid
+        sp += 2
+    return perm, starts[:nl].copy(), ends[:nl].copy()
 
 
 # y are the principal-component coordinates times a power of two (``sc``) that brings the largest
@@ -237,7 +256,7 @@ def _make_tree(z, ids, leaf, pos, leaf_of):
         for t in range(m):
             q[t] = z[ids[a], t]
         _rotate(q, g, V, y[a])
-    lperm, start, end, left, right, parent = _build(y, leaf)
+    lperm, start, end = _build(y, leaf)
     perm = np.empty(nb, np.int64)
     zp = np.empty((nb, m))
     yp = np.empty((nb, m))
@@ -253,15 +272,13 @@ def _make_tree(z, ids, leaf, pos, leaf_of):
         pos[perm[p]] = p
     alive_p = np.ones(nb, np.bool_)
     tree = (perm, zp, yp, nr, alive_p, g, V, 1.0 / (sc * sc))
-    leaves = np.flatnonzero(left < 0)
-    leaves = leaves[np.argsort(start[leaves], kind="mergesort")]  # tree order
-    nl = leaves.size
+    nl = start.size
     ng = (nl + G - 1) // G
     lrange = np.zeros((ng * G, 2), np.int64)  # padding leaves: empty
     for a in range(nl):
-        lrange[a, 0] = start[leaves[a]]
-        lrange[a, 1] = end[leaves[a]]
-        for p in range(start[leaves[a]], end[leaves[a]]):
+        lrange[a, 0] = start[a]
+        lrange[a, 1] = end[a]
+        for p in range(start[a], end[a]):
             leaf_of[perm[p]] = a
     nf = min(NF, m)
     yc = np.empty((nb, nf + 1), np.float32)
@@ -272,7 +289,7 @@ def _make_tree(z, ids, leaf, pos, leaf_of):
         for t in range(nf):
             yc[p, t] = yp[p, t]
         yc[p, nf] = np.sqrt(r)
-    flat = (lrange, end[leaves] - start[leaves], np.zeros((ng, 2 * m + 1, G), np.float32),
+    flat = (lrange, end - start, np.zeros((ng, 2 * m + 1, G), np.float32),
             np.empty((2 * m + 1, ng), np.float32), yc)
     flat[2][:, 0, :] = -np.inf
     for a in range(nl):
@@ -405,35 +422,35 @@ def _claim(claim, last):
 
 
 @njit(cache=True)
-def _group_order(flat, qy, qn, isc2, gub, order):
-    """Every group's bound (:func:`_bounds`, into ``gub``) and the order of the search: the SEED
-    groups of largest bound first (their records give a good best early), then the other non-empty
-    groups by index (``order``); returns how many."""
+def _group_order(flat, qy, qn, isc2, gub, order, counts):
+    """Every group's bound (:func:`_bounds`, into ``gub``) and the order of the search
+    (``order``): the non-empty groups by decreasing bound, bucketed (NB buckets of equal width
+    between the largest and the smallest bound, by index within a bucket: a counting sort, where a
+    full sort cost more than it saved), so that the records nearest the answer come early and
+    raise the best found; returns how many."""
     ng = flat[3].shape[1]
     _bounds(flat[3], qy, qn, isc2, gub[:ng])
-    ns = 0
-    for k in range(SEED):  # the largest bounds, by repeated selection (a sort costs more)
-        bj = -1
-        for j in range(ng):
-            if gub[j] > -np.inf and (bj < 0 or gub[j] > gub[bj]):
-                taken = False
-                for u in range(ns):
-                    taken = taken or order[u] == j
-                if not taken:
-                    bj = j
-        if bj < 0:
-            break
-        order[ns] = bj
-        ns += 1
-    w = ns
+    hi = -np.inf
+    lo = np.inf
     for j in range(ng):
         if gub[j] > -np.inf:
-            taken = False
-            for u in range(ns):
-                taken = taken or order[u] == j
-            if not taken:
-                order[w] = j
-                w += 1
+            hi = max(hi, gub[j])
+            lo = min(lo, gub[j])
+    if not hi > -np.inf:
+        return 0
+    scale = NB / (hi - lo) if hi > lo else 0.0
+    counts[:] = 0
+    for j in range(ng):
+        if gub[j] > -np.inf:
+            counts[min(NB - 1, int((hi - gub[j]) * scale))] += 1
+    w = 0
+    for c in range(NB):  # bucket starts
+        w, counts[c] = w + counts[c], w
+    for j in range(ng):
+        if gub[j] > -np.inf:
+            c = min(NB - 1, int((hi - gub[j]) * scale))
+            order[counts[c]] = j
+            counts[c] += 1
     return w
 
 
@@ -595,7 +612,7 @@ def _query(tree, q):
 def _farthest(tree, flat, q, gub, order):
     """Active record farthest from q, by (computed distance, -index)."""
     qy, qn, qr = _query(tree, q)
-    nord = _group_order(flat, qy, qn, tree[7], gub, order)
+    nord = _group_order(flat, qy, qn, tree[7], gub, order, np.empty(NB, np.int64))
     best2 = np.full((1, PAD), -1.0)
     arg2 = np.full((1, PAD), np.iinfo(np.int64).max)
     _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, 0, np.zeros(1, np.int64), best2, arg2)
@@ -609,7 +626,7 @@ def _farthest_par(tree, flat, q, kk, home, nbout, nt, gub, order, glb):
     records nearest q (:func:`_knn_flat`, from group ``home``, into ``nbout``) and then joins the
     search."""
     qy, qn, qr = _query(tree, q)
-    nord = _group_order(flat, qy, qn, tree[7], gub, order)
+    nord = _group_order(flat, qy, qn, tree[7], gub, order, np.empty(NB, np.int64))
     best2 = np.full((nt, PAD), -1.0)
     arg2 = np.full((nt, PAD), np.iinfo(np.int64).max)
     claim = np.zeros(PAD, np.int64)

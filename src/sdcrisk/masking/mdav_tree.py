@@ -1,8 +1,8 @@
 """Exact k-d tree MDAV: the labels of the brute-force kernel
 (:func:`sdcrisk.masking.microaggregation._mdav_kernel_brute`; Domingo-Ferrer & Torra 2005;
 Nin, Herranz & Torra 2008, Algorithm 1) bit for bit, ties included, with far fewer distance
-evaluations (benchmarks/results/mdav.md, 2 cores, k = 3, 1,000,000 x 10: 109.6 s where the
-previous kernel, which walked the tree, took 194.5 s in the same session).
+evaluations (benchmarks/results/mdav.md, 2 cores, k = 3, 1,000,000 x 10: 94-107 s where the
+previous kernel, which walked the tree, took 175-177 s in alternating runs).
 
 * The records are partitioned by a k-d tree built on the principal-component coordinates of
   the active records (a rotation of the centred data: distances unchanged), so that its cells

@@ -398,6 +398,19 @@ def _bounds(tab, qy, qn, isc2, out):
 
 
 @njit(cache=True, inline="always")
+def _filter(yc, p, qy, rest):
+    """The float32 filter of record p (:func:`_make_tree`): the squared differences of its first
+    nf rotated coordinates from qy's, plus ``rest`` squared. With ``rest`` the sum of the norms of
+    the other coordinates it overstates the rotated squared distance, with their difference it
+    understates it (triangle inequality), each up to the float32 rounding."""
+    f = 0.0
+    for c in range(yc.shape[1] - 1):
+        e = np.float64(yc[p, c]) - qy[c]
+        f += e * e
+    return f + rest * rest
+
+
+@njit(cache=True, inline="always")
 def _filter_limit(lim, big, qn, isc2):
     """The value below which the float32 filter of a record (squared norm at most ``big``) proves
     its computed distance below ``lim``: the filter overstates the rotated squared distance, up to
@@ -487,16 +500,8 @@ def _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, t, claim, best2, arg2
                 flim = _filter_limit(lim, big, qn, isc2)
                 for p in range(lrange[a, 0], lrange[a, 1]):
                     r = yc[p, nf]
-                    if r < 0.0:
-                        continue  # deleted
-                    f = 0.0
-                    for c in range(nf):
-                        e = np.float64(yc[p, c]) - qy[c]
-                        f += e * e
-                    e = np.float64(r) + qr
-                    f += e * e
-                    if f < flim:
-                        continue
+                    if r < 0.0 or _filter(yc, p, qy, np.float64(r) + qr) < flim:
+                        continue  # deleted, or proved below the best
                     d = _dist(zp, p, q)
                     if d >= best:
                         i = perm[p]
@@ -546,13 +551,7 @@ def _knn_group(tree, flat, grp, q, qy, qn, qr, lb, bd, bi):
             r = yc[p, nf]
             if r < 0.0:
                 continue  # deleted
-            f = 0.0
-            for c in range(nf):
-                e = np.float64(yc[p, c]) - qy[c]
-                f += e * e
-            e = np.float64(r) - qr
-            f += e * e
-            if f > (bd[kk - 1] / isc2) * (1.0 + _F32) + _F32 * (big + qn) + 1e-300:
+            if _filter(yc, p, qy, np.float64(r) - qr) > (bd[kk - 1] / isc2) * (1.0 + _F32) + _F32 * (big + qn) + 1e-300:
                 continue  # the filter understates the rotated squared distance, up to its rounding
             d = _dist(zp, p, q)
             i = perm[p]

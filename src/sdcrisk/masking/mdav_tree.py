@@ -235,7 +235,11 @@ def _pca(z, ids):
 
 @njit(cache=True)
 def _make_tree(z, ids, leaf, pos, leaf_of):
-    """The tree of the records ``ids`` (increasing): fills ``pos`` and ``leaf_of`` for them."""
+    """The k-d partition of the records ``ids`` (increasing) and its leaf table: ``(tree, flat)``,
+    ``tree = (perm, zp, yp, nr, alive_p, g, V, isc2)`` (records in tree order, their original and
+    scaled rotated coordinates, squared norms and activity; the rotation's mean, axes and inverse
+    squared scale), ``flat`` as in the comment below :func:`_make_tree`. Fills ``pos`` (a
+    record's position in tree order) and ``leaf_of`` (its leaf) for these records."""
     nb = ids.size
     m = z.shape[1]
     g, V = _pca(z, ids)

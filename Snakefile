@@ -70,6 +70,15 @@ include: "workflow/rules/notebooks.smk"
 if workflow.is_main_process and not FROM_COMMITTED:
     print(f"sdcrisk compute estimate: {sdc_config.compute_estimate(config)}", file=sys.stderr)
 
+# The numba kernels, compiled once here before the first job (sdcrisk.compile.before_jobs: parallel
+# cells compiling one changed kernel at the same time can crash). Snakemake runs onstart only when
+# it runs jobs, not in a dry run; the fast path computes nothing.
+onstart:
+    if not FROM_COMMITTED:
+        from sdcrisk.compile import before_jobs
+
+        before_jobs(say=lambda line: print(line, file=sys.stderr, flush=True))
+
 # On a cluster (profiles/slurm) only the cells are submitted as jobs; these rules take seconds
 # (download, aggregation, rendering, the check, notebooks) and run beside Snakemake itself.
 # Ignored by local runs.

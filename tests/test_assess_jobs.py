@@ -223,6 +223,9 @@ def test_workflow_with_the_local_profile_matches_the_command(tmp_path):
     print(f"local command {seconds:.1f} s, workflow --cores 2 {took:.1f} s")
     log = proc.stdout + proc.stderr
     assert log.count("rule attack:") == 18 and log.count("rule information_loss:") == 2
+    # the kernels compiled (or found current) once, before the first job (sdcrisk.compile.before_jobs)
+    assert log.count("sdcrisk: numba kernels ") == 1
+    assert proc.stderr.index("sdcrisk: numba kernels ") < proc.stderr.index("rule attack:")
     _same_reports(local / "report", jobs / "report")
     again = subprocess.run(_snakemake(jobs, "--cores", "2", "-n"), env=_env(), capture_output=True, text=True)
     assert again.returncode == 0 and "Nothing to be done" in again.stdout + again.stderr

@@ -48,8 +48,11 @@ def quick_run(tmp_path_factory):
     if not (mirror_dir() / "EIA.rda").is_file():
         pytest.skip("reference data mirror not available")
     work = tmp_path_factory.mktemp("quick")
-    snakemake(work, "--cores", "2", "--configfile", str(QUICK))
+    _QUICK_LOG[work] = snakemake(work, "--cores", "2", "--configfile", str(QUICK)).stderr
     return work
+
+
+_QUICK_LOG = {}  # the quick run's Snakemake log (stderr), by working directory
 
 
 def test_every_table_and_figure_exists(quick_run):
@@ -60,6 +63,15 @@ def test_every_table_and_figure_exists(quick_run):
     for name in figure_targets(cfg):
         for ext in ("png", "pdf"):
             assert (quick_run / "figures" / f"{name}.{ext}").stat().st_size > 0
+
+
+def test_kernels_are_compiled_once_before_the_first_job(quick_run):
+    """The workflow's onstart compiles the numba kernels (sdcrisk.compile.before_jobs) before any
+    job starts, so that parallel cells never compile one kernel at the same time."""
+    log = _QUICK_LOG[quick_run].splitlines()
+    said = [i for i, line in enumerate(log) if line.startswith("sdcrisk: numba kernels ")]
+    jobs = [i for i, line in enumerate(log) if line.startswith(("rule ", "localrule "))]
+    assert len(said) == 1 and jobs and said[0] < jobs[0], "\n".join(log[:80])
 
 
 def test_every_measure_has_a_unit_and_lies_in_its_range(quick_run):

@@ -36,6 +36,12 @@ wildcard_constraints:
 
 localrules: all, report
 
+# the numba kernels, compiled once before the first attack job (sdcrisk.compile.before_jobs)
+onstart:
+    from sdcrisk.compile import before_jobs
+
+    before_jobs(say=lambda line: print(line, file=sys.stderr, flush=True))
+
 
 rule all:
     input:

@@ -203,6 +203,24 @@ def compile_all(groups=None, *, jobs: int | None = None, force: bool = False, sa
     return todo
 
 
+def before_jobs(say=print) -> list[str]:
+    """Compile the kernel groups not compiled for the current source, in the process that starts
+    the workflow's jobs and before the first one (the workflows' ``onstart``: Snakefile,
+    ``workflow/assess.smk``). Parallel jobs that each found a changed kernel would each compile it
+    and write numba's cache at the same time, and one can load another's half-written entry (numba
+    issues #4807 and #10128): a paper-scale run started on a fresh checkout without ``sdcrisk
+    compile`` lost an MDAV cell to a segmentation fault so, while the same cell passed alone. With
+    every group stamped this takes well under a second. A cluster's jobs still compile for themselves
+    where their nodes' CPU differs from this one's (numba caches per CPU). Returns the groups
+    compiled."""
+    t0 = time.perf_counter()
+    done = compile_all(say=say)
+    state = f"compiled ({', '.join(done)})" if done else "up to date"
+    say(f"sdcrisk: numba kernels {state} in {os.environ.get('NUMBA_CACHE_DIR')} before the first job "
+        f"({time.perf_counter() - t0:.1f} s)")
+    return done
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m sdcrisk.compile GROUP ...`` compiles those groups here, one after the other;
     ``--all`` compiles every group not compiled yet, in parallel processes."""

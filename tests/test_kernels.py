@@ -224,3 +224,16 @@ def test_compile_command_names_an_unknown_group(capsys):
     assert main(["compile", "nope"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("sdcrisk compile: error: unknown kernel group(s) nope") and err.count("\n") == 1
+
+
+def test_workflow_compile_step_that_fails_lets_the_jobs_compile(monkeypatch):
+    """The workflows' onstart (before_jobs) reports a failed compile in one line and returns, so
+    that the jobs compile for themselves instead of the run stopping."""
+    def fail(**_):
+        raise RuntimeError("kernel group tree: PermissionError: read-only cache")
+
+    said = []
+    monkeypatch.setattr(compile_mod, "compile_all", fail)
+    assert compile_mod.before_jobs(say=said.append) == []
+    assert len(said) == 1 and said[0].startswith("sdcrisk: numba kernels not compiled before the first job")
+    assert "read-only cache" in said[0]

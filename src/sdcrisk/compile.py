@@ -211,10 +211,16 @@ def before_jobs(say=print) -> list[str]:
     issues #4807 and #10128): a paper-scale run started on a fresh checkout without ``sdcrisk
     compile`` lost an MDAV cell to a segmentation fault so, while the same cell passed alone. With
     every group stamped this takes well under a second. A cluster's jobs still compile for themselves
-    where their nodes' CPU differs from this one's (numba caches per CPU). Returns the groups
-    compiled."""
+    where their nodes' CPU differs from this one's (numba caches per CPU). A compile that fails here
+    (a cache directory without write access, say) does not stop the workflow: it says so in one
+    line, and each job compiles what it uses, as without this step. Returns the groups compiled."""
     t0 = time.perf_counter()
-    done = compile_all(say=say)
+    try:
+        done = compile_all(say=say)
+    except Exception as exc:  # noqa: BLE001 (the jobs compile for themselves, as before this step)
+        say(f"sdcrisk: numba kernels not compiled before the first job ({type(exc).__name__}: {exc}); "
+            "each job compiles the kernels it uses")
+        return []
     state = f"compiled ({', '.join(done)})" if done else "up to date"
     say(f"sdcrisk: numba kernels {state} in {os.environ.get('NUMBA_CACHE_DIR')} before the first job "
         f"({time.perf_counter() - t0:.1f} s)")

@@ -77,7 +77,7 @@ onstart:
     if not FROM_COMMITTED:
         from sdcrisk.compile import before_jobs
 
-        before_jobs(say=lambda line: print(line, file=sys.stderr, flush=True))
+        before_jobs()
 
 # On a cluster (profiles/slurm) only the cells are submitted as jobs; these rules take seconds
 # (download, aggregation, rendering, the check, notebooks) and run beside Snakemake itself.

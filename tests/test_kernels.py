@@ -129,7 +129,7 @@ def test_after_compile_assess_compiles_nothing(tmp_path):
     # the workflows' onstart (sdcrisk.compile.before_jobs) finds them current and compiles nothing
     onstart = subprocess.run([sys.executable, "-c", "from sdcrisk.compile import before_jobs; assert before_jobs() == []"],
                              env=env, capture_output=True, text=True)
-    assert onstart.returncode == 0 and "sdcrisk: numba kernels up to date" in onstart.stdout, onstart.stderr
+    assert onstart.returncode == 0 and "sdcrisk: numba kernels up to date" in onstart.stderr, onstart.stderr
 
     subprocess.run([sys.executable, "-c", EXAMPLE, str(tmp_path)], check=True)
     before = _files(cache)

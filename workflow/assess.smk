@@ -40,7 +40,7 @@ localrules: all, report
 onstart:
     from sdcrisk.compile import before_jobs
 
-    before_jobs(say=lambda line: print(line, file=sys.stderr, flush=True))
+    before_jobs()
 
 
 rule all:

@@ -203,7 +203,7 @@ def compile_all(groups=None, *, jobs: int | None = None, force: bool = False, sa
     return todo
 
 
-def before_jobs(say=print) -> list[str]:
+def before_jobs(say=None) -> list[str]:
     """Compile the kernel groups not compiled for the current source, in the process that starts
     the workflow's jobs and before the first one (the workflows' ``onstart``: Snakefile,
     ``workflow/assess.smk``). Parallel jobs that each found a changed kernel would each compile it
@@ -213,7 +213,11 @@ def before_jobs(say=print) -> list[str]:
     every group stamped this takes well under a second. A cluster's jobs still compile for themselves
     where their nodes' CPU differs from this one's (numba caches per CPU). A compile that fails here
     (a cache directory without write access, say) does not stop the workflow: it says so in one
-    line, and each job compiles what it uses, as without this step. Returns the groups compiled."""
+    line, and each job compiles what it uses, as without this step. ``say``: where the lines go
+    (default: standard error, flushed, beside Snakemake's log). Returns the groups compiled."""
+    if say is None:
+        def say(line):
+            print(line, file=sys.stderr, flush=True)
     t0 = time.perf_counter()
     try:
         done = compile_all(say=say)

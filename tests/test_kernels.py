@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from sdcrisk import compile as compile_mod, kernels
-from sdcrisk.linkage.sorting import argsort_stable
+from sdcrisk.linkage.sorting import argsort_stable, searchsorted_sorted
 from sdcrisk.masking.radix import argsort_values
 
 
@@ -24,6 +24,18 @@ def test_argsort_stable_is_numpys_stable_sort(dtype):
     key = np.array([0.0, -0.0, np.inf, -np.inf, 1e-300, 0.0])
     assert argsort_stable(key).tolist() == np.argsort(key, kind="stable").tolist()
 
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_searchsorted_sorted_in_any_order_is_numpys(side):
+    """The queries in their own ascending order, or in any order given, find numpy's positions."""
+    rng = np.random.default_rng(3)
+    col = np.sort(np.round(rng.normal(size=500), 1))  # ties
+    queries = np.round(rng.normal(size=300), 1)
+    expected = np.searchsorted(col, queries, side)
+    assert np.array_equal(searchsorted_sorted(col, queries, side), expected)
+    for order in (rng.permutation(queries.size), np.argsort(queries + rng.normal(0, 0.1, queries.size))):
+        assert np.array_equal(searchsorted_sorted(col, queries, side, order), expected)
 
 
 def test_argsort_values_is_numpys_stable_sort():

@@ -155,6 +155,23 @@ def test_dedup_groups_bitwise_equal_rows(n, m, c, seed):
         np.testing.assert_array_equal(got, want)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 700), st.integers(1, 5), st.sampled_from([1, 4, 64]), st.booleans(), st.integers(0, 2**31))
+def test_leaves_hold_their_rows_attribute_by_attribute(n, m, leaf, unique, seed):
+    """Every leaf's block of the leaf-major values holds its rows' values, attribute by attribute,
+    and the leaves' blocks tile the array."""
+    rng = np.random.default_rng(seed)
+    b = rng.integers(0, 4, (n, m)).astype(np.float64) + rng.random((n, m)) * (rng.random() < 0.5)
+    tree = KDTree(b, leaf_size=leaf, unique=unique)
+    covered = 0
+    for v in np.flatnonzero(tree.left < 0):
+        s, e = tree.start[v], tree.end[v]
+        block = tree.pts[s * m:e * m].reshape(m, e - s)
+        np.testing.assert_array_equal(block, b[tree.idx[s:e]].T)
+        covered += e - s
+    assert covered == tree.n_unique and tree.pts.size == tree.n_unique * m
+
+
 def test_dedup_survives_hash_collisions(monkeypatch):
     """Rows of equal hash but different values stay apart (every hash forced equal)."""
     rng = np.random.default_rng(5)

@@ -170,8 +170,18 @@ def test_mixed_example_end_to_end_through_the_command(tmp_path):
 
 def test_a_stray_text_value_in_a_numeric_column_is_warned_about():
     x, y = _mixed(n=50)
-    x["rent"] = x["rent"].astype(object)
+    x["rent"] = np.round(x["rent"] / x["rent"].std()).astype(object)  # a few repeated values: categories make sense
     x.loc[3, "rent"] = "n/a"
     res = sdcrisk.assess(x, y, attacks=["DBRL"], information_loss=False)
     assert any("'rent' is mostly numbers" in w and "record 4" in w for w in res.attrs["warnings"])
     assert "rent" in res.attrs["categorical"]
+
+
+def test_a_stray_text_value_in_a_column_of_distinct_numbers_is_refused_naming_it():
+    """As a category, a column of 50 distinct values compares nothing: refused, naming the typo."""
+    x, y = _mixed(n=50)
+    x["rent"] = x["rent"].astype(object)
+    x.loc[3, "rent"] = "n/a"
+    with pytest.raises(AssessError, match=r"'rent' is categorical .* different value in each of its 50 records.*"
+                                          r"mostly numbers but has 1 text value.*'n/a' in record 4"):
+        sdcrisk.assess(x, y, attacks=["DBRL"], information_loss=False)

@@ -39,7 +39,7 @@ from .categorical import block_codes, block_summary, blocked, codes, mixed_matri
 from .data import read_table, release_arrow_memory
 from .kernels import warm_in_background
 from .linkage.probabilistic import ConvergenceWarning, prl
-from .linkage.base import checked_links, prepare
+from .linkage.base import NotApplicable, checked_links, prepare
 from .linkage.distance import dbrl
 from .linkage.global_distance import gdbrl
 from .measures.information_loss import covariances, il_components, il_s_components
@@ -295,10 +295,15 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
                       "of the attacks; name it with --id to pair records by it")
     if not cols:
         raise AssessError(f"{no}: no attribute columns besides identifiers")
+    for t, name in ((original, no), (masked, nm)):
+        _refuse_nested(t, name, cols)
+    original, masked, read = _text_numbers(original, masked, cols, categorical or [], (no, nm))
+    warned.extend(read)
     cats = split_columns(original, cols, categorical)
     for c in cats:
         if c not in (categorical or []):
             warned.extend(_stray_text(original, no, c) + _stray_text(masked, nm, c))
+            _refuse_all_distinct(original, no, c)
     nums = [c for c in cols if c not in cats]
     x = _numeric(original, no, nums, allow_constant=False)
     y = _numeric(masked, nm, nums, allow_constant=True)
@@ -308,6 +313,72 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
         cx[:, j], cy[:, j] = codes(original[c], masked[c])
     keys = [c for j, c in enumerate(cats) if np.array_equal(cx[:, j], cy[:, j])]
     return Pair(x, y, cx, cy, cols, nums, cats, keys, pairing, warned)
+
+
+_THOUSANDS = r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|[+-]?\.\d+"  # 1,234 / 1,234.5 / -12 / .5
+
+
+def _thousands(col: pd.Series) -> pd.Series | None:
+    """``col`` as numbers when it is text and every present value is a number, some written with
+    thousands separators ("1,234.5", as spreadsheets export them); else None."""
+    if pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
+        return None
+    present = col.dropna()
+    if present.empty or not all(isinstance(v, str) for v in present):
+        return None
+    text = present.str.strip()
+    if not text.str.fullmatch(_THOUSANDS).all() or not text.str.contains(",", regex=False).any():
+        return None
+    return pd.to_numeric(col.where(col.isna(), col.astype(str).str.strip().str.replace(",", "", regex=False)))
+
+
+def _text_numbers(original: pd.DataFrame, masked: pd.DataFrame, cols: Sequence[str], named: Sequence[str],
+                  names: tuple[str, str]) -> tuple[pd.DataFrame, pd.DataFrame, list[str]]:
+    """Columns of numbers written as text with thousands separators read as numbers in both files,
+    with a warning each (a column named categorical stays categorical). A column that is such text
+    in one file and numbers or the same text in the other is numeric; otherwise it is left alone."""
+    said, tables = [], [original, masked]
+    for c in cols:
+        if c in named:
+            continue
+        conv = [_thousands(t[c]) for t in tables]
+        plain = [pd.api.types.is_numeric_dtype(t[c]) and not pd.api.types.is_bool_dtype(t[c]) for t in tables]
+        if all(v is None for v in conv) or not all(v is not None or p for v, p in zip(conv, plain)):
+            continue
+        for k, numbers in enumerate(conv):
+            if numbers is not None:
+                example = next(v for v in tables[k][c].dropna() if "," in v)
+                tables[k] = tables[k].assign(**{c: numbers})
+                said.append(f"{names[k]}: column {c!r} holds numbers written with thousands separators "
+                            f"(e.g. {example!r}): read as numbers")
+    return tables[0], tables[1], said
+
+
+def _refuse_nested(table: pd.DataFrame, name: str, cols: Sequence[str]) -> None:
+    """Refuse a column of nested values (parquet list, struct or map types): no attribute compares them."""
+    for c in cols:
+        col = table[c]
+        if col.dtype != object:
+            continue
+        first = col.dropna()
+        first = first.iloc[0] if len(first) else None
+        if isinstance(first, (list, tuple, dict, set, np.ndarray)):
+            raise AssessError(f"{name}: column {c!r} holds nested values ({type(first).__name__}, e.g. a parquet "
+                              "list or struct); expected one number or one category label per record")
+
+
+def _refuse_all_distinct(table: pd.DataFrame, name: str, column: str) -> None:
+    """Refuse a categorical attribute with as many categories as records: no pair of records agrees
+    on it, so as a category it only adds the same mismatch to every comparison (free text, numbers
+    stored as text, or an identifier the masking changed)."""
+    n = len(table)
+    if n >= 20 and table[column].nunique(dropna=False) == n:
+        stray = _stray_text(table, name, column)
+        why = (stray[0].split(": it is treated")[0].split(f"column {column!r} ", 1)[1] + "; correct the value(s)"
+               if stray else "if it holds numbers stored as text, write them as numbers")
+        raise AssessError(f"{name}: column {column!r} is categorical (text) with a different value in each of its "
+                          f"{n} records: no two records share a category, so it cannot be compared; {why}; if it "
+                          "identifies records, name it with --id or drop it from both files")
 
 
 def _stray_text(table: pd.DataFrame, name: str, column: str) -> list[str]:
@@ -468,7 +539,7 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
                     return checked_links(prl(xb, yb, rng=rng, max_candidates=prl_candidates), name, *_sizes(xb, yb))
                 return run_attack(name, xb, yb, np.arange(xb.shape[1]), 2, rng, truth=tb)
         if keys:
-            out = blocked(attack, xm, ym, truth, bx, by)
+            out = blocked(attack, xm, ym, truth, bx, by, keep_constant=name in MIXED_DISTANCE)
             info = out.info[0] if out.info else {}
             failed = sum(i.get("converged") is False for i in out.info)
             info = {**info, "converged": not failed, "unconverged_blocks": (failed, len(out.info)),
@@ -480,6 +551,10 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
         credit = res.credit if res.credit is not None else (res.links == truth).astype(np.float64)
         draws = res.info.get("draws")
         return _finish(row, name, res.info, credit, draws, 0, n, notes, prl_candidates, t0)
+    except NotApplicable as exc:  # the attack's model does not fit this file: the others go on
+        row["note"] = f"not run: {exc}"
+        row["seconds"] = time.perf_counter() - t0
+        return row
     except MemoryLimitError as exc:
         hint = " (sdcrisk assess: --prl-candidates K)" if name == "PRL" and not isinstance(exc, WorkLimitError) else ""
         row["note"] = f"not run: {exc}{hint}"
@@ -678,16 +753,34 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     out.attrs["pairing"] = pair.pairing
     out.attrs["warnings"] = warnings_out
     out.attrs["files"] = {"original": names[0], "masked": names[1]}
-    keys = [c for c in pair.keys]
-    bx = block_codes(pair.cx[:, [pair.categorical.index(c) for c in keys]])
-    out.attrs["blocking"] = {"keys": keys, **block_summary(bx)} if keys else {"keys": []}
+    out.attrs["blocking"] = _blocking(pair, sets)
     out.attrs["categorical"] = list(pair.categorical)
     return out
 
 
+def _blocking(pair: Pair, sets: list[list[int]]) -> dict:
+    """The blocks the attacks ran within: the keys the intruder knows (the unchanged categorical
+    attributes among a scenario's known ones), their number of blocks and the share of records
+    unique on them. Scenarios knowing different keys: the widest scenario's at the top level and
+    every scenario's under ``by_scenario``."""
+    def summary(cols):
+        keys = [pair.columns[c] for c in cols if pair.columns[c] in pair.keys]
+        if not keys:
+            return {"keys": []}
+        return {"keys": keys, **block_summary(block_codes(pair.cx[:, [pair.categorical.index(c) for c in keys]]))}
+
+    each = [summary(cols) for cols in sets]
+    out = dict(each[max(range(len(sets)), key=lambda k: len(sets[k]))])
+    if any(e["keys"] != out["keys"] for e in each):
+        out["by_scenario"] = [{"scenario": _scenario_label(cols, pair.columns), "n_known": len(cols), **e}
+                              for cols, e in zip(sets, each)]
+    return out
+
+
 def _interval_disclosure_row(pair: Pair, cols, label, known_names, by_attribute) -> dict:
-    """Interval disclosure (ID) over the scenario's numeric known attributes, with its interval
-    (values as trials)."""
+    """Interval disclosure (ID) over the scenario's numeric known attributes: the mean over them of
+    the percent of records whose original value lies in its masked value's interval, with a Wilson
+    interval over the ``n`` records (a record's attributes are not independent trials)."""
     t0 = time.perf_counter()
     kn = [pair.numeric.index(pair.columns[c]) for c in cols if pair.columns[c] in pair.numeric]
     if by_attribute is None and pair.numeric:
@@ -698,7 +791,8 @@ def _interval_disclosure_row(pair: Pair, cols, label, known_names, by_attribute)
         row.update(percent=math.nan, note="not run: no numeric known attribute")
     else:
         value = float(by_attribute[kn].mean())
-        low, high = wilson_interval(value / 100.0 * pair.n * len(kn), pair.n * len(kn))
+        # the records are the trials (values of one record are not independent draws): n, not n x attributes
+        low, high = wilson_interval(value / 100.0 * pair.n, pair.n)
         row.update(percent=value, low=low, high=high, note="")
     row["seconds"] = time.perf_counter() - t0
     return row
@@ -717,14 +811,18 @@ def _loss_rows(pair: Pair) -> list[dict]:
     if pair.numeric:
         t0 = time.perf_counter()
         cov = covariances(*prepare(pair.x, pair.y))  # once for both (the slow part at 10^6)
-        parts = 100.0 * il_components(pair.x, pair.y, cov=cov)
+        single = len(pair.numeric) == 1  # no pair of attributes: IL5 (correlations) and the means using it undefined
+        parts = 100.0 * il_components(pair.x, pair.y, cov=cov, **({"corr_entries": "upper"} if single else {}))
         robust = 100.0 * il_s_components(pair.x, pair.y, cov=cov)
         seconds = time.perf_counter() - t0
+        na = "not applicable: needs at least 2 numeric attributes (correlations)"
         for k, value in enumerate(parts, start=1):
-            add(f"IL{k}", value, seconds)
-        add("IL", parts.mean(), seconds, "IL = (IL1 + ... + IL5) / 5, mean relative errors in percent; not bounded by 100")
+            add(f"IL{k}", math.nan if single and k == 5 else value, seconds, na if single and k == 5 else "")
+        add("IL", math.nan if single else parts.mean(), seconds,
+            na + " (IL5)" if single else "IL = (IL1 + ... + IL5) / 5, mean relative errors in percent; not bounded by 100")
         add("IL1s", robust[0], seconds, "mean |x - x'| / (sqrt(2) sd) in percent (Yancey, Winkler & Creecy 2002)")
-        add("IL-s", robust.mean(), seconds, "(IL1s + IL2s + IL3s + IL4 + IL5) / 5: IL in units of the attributes' "
+        add("IL-s", math.nan if single else robust.mean(), seconds,
+            na + " (IL5)" if single else "(IL1s + IL2s + IL3s + IL4 + IL5) / 5: IL in units of the attributes' "
             "standard deviations, robust near zero")
     if pair.categorical:
         changed = 100.0 * float(np.mean(pair.cx != pair.cy))

@@ -26,10 +26,15 @@ Gower's (1971) coefficient. It is the squared Euclidean distance after one-hot c
 flips two indicators), so the exact k-d tree of :mod:`sdcrisk.linkage.neighbours` serves it.
 
 Blocks: each block is attacked as a file of its own, so rank-based attacks rank within the block
-and DBRL's standardisation is the whole file's (mixed distance, ``standardise="none"``). Inside a
-block, attributes constant among its original records are left out (standardisation of the block
-is undefined for them); a block in which every attribute is constant, or on which the attack is
-undefined, is linked by random guess (credit 1 / block size), counted in the row's note.
+and DBRL's standardisation is the whole file's (mixed distance, ``standardise="none"``). The
+mixed-distance attacks see every coordinate inside a block (``keep_constant=True``): the distance
+of a pair is the one above whatever the other records of the block hold, so a masked category that
+no original of the block has still costs ``w`` (its indicator column is constant among the block's
+originals, and leaving that column out would halve the mismatch). The other attacks rank or
+standardise within the block, undefined for a constant attribute: they leave out the attributes
+constant among the block's original records. A block in which every attribute is left out, or on
+which the attack is undefined, is linked by random guess (credit 1 / block size), counted in the
+row's note.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import numpy as np
 import pandas as pd
 
 from . import progress
+from .linkage.base import NotApplicable
 
 MISMATCH_WEIGHT = 2.0  # w of the mixed distance (module docstring)
 
@@ -127,12 +133,14 @@ class Blocked:
 
 
 def blocked(attack: Callable, x: np.ndarray, y: np.ndarray, truth: np.ndarray, bx: np.ndarray,
-            by: np.ndarray) -> Blocked:
+            by: np.ndarray, keep_constant: bool = False) -> Blocked:
     """``attack(xb, yb, truth_b) -> LinkResult`` (with ``credit``) run within every block of
     equal codes ``bx`` (original) / ``by`` (masked, in the order ``y`` is seen in); ``truth[i]``
     is the position in ``y`` of original ``i``'s masked record (keys unchanged: same block).
-    Blocks of one record are linked by their keys (credit 1); see the module docstring for
-    constant attributes and blocks the attack is undefined on."""
+    Blocks of one record are linked by their keys (credit 1). ``keep_constant``: hand the attack
+    every column, also those constant among the block's originals (the mixed distance, whose
+    coordinates are already on the whole file's scale); else those columns are left out. See the
+    module docstring for blocks the attack is undefined on."""
     n = x.shape[0]
     out = Blocked(n)
     ox, oy = np.argsort(bx, kind="stable"), np.argsort(by, kind="stable")
@@ -148,11 +156,13 @@ def blocked(attack: Callable, x: np.ndarray, y: np.ndarray, truth: np.ndarray, b
             out.credit[rows[0]] = 1.0
             continue
         tb = where[truth[rows]]
-        keep = ~np.all(x[rows] == x[rows][0], axis=0)
+        keep = np.ones(x.shape[1], dtype=bool) if keep_constant else ~np.all(x[rows] == x[rows][0], axis=0)
         res = None
         if keep.any():
             try:
                 res = attack(x[np.ix_(rows, keep)], y[np.ix_(cols, keep)], tb)
+            except NotApplicable:  # the whole file's shape, not this block's: the attack is not run
+                raise
             except ValueError:  # e.g. an EM or a candidate rule undefined on a block this small
                 res = None
         if res is None:

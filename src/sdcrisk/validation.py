@@ -47,6 +47,8 @@ def as_data_matrix(data, name: str = "data", *, allow_constant: bool = False) ->
 
 def check_magnitude(x: np.ndarray, name: str, columns=()) -> None:
     """Refuse values whose squares, summed over the m attributes, would overflow (> MAX_ABS / sqrt(m))."""
+    if x.size == 0:  # no numeric attribute (a file of categorical ones): nothing can overflow
+        return
     limit = MAX_ABS / np.sqrt(x.shape[1])
     big = np.abs(x).max(axis=0) > limit
     if big.any():

@@ -18,6 +18,11 @@ from ..validation import as_data_matrix, check_columns, check_magnitude
 NO_LINK = -1  #: the link of an original record the attack declines to link
 
 
+class NotApplicable(ValueError):
+    """An attack that cannot run on a file of this shape (e.g. more known attributes than its
+    model allows): ``sdcrisk assess`` reports it as not run, with this message, and goes on."""
+
+
 @dataclass
 class LinkResult:
     """For every original record, the masked record it links to (-1: no link).

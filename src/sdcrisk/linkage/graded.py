@@ -200,6 +200,25 @@ def em_graded(g, f, out_margin, n_out, m0, u0, p0, p_max, *, tol=1e-8, max_iter=
     return m, u, float(p), int(it), bool(conv)
 
 
+def _code_groups(c: int, nlev: int) -> list[np.ndarray]:
+    """The known columns in groups whose level patterns fit one 64-bit code each (``nlev^q <
+    2^62``): one group up to about 26 attributes with five levels, more groups beyond."""
+    per = 1
+    while per < c and nlev ** (per + 1) < 2**62:
+        per += 1
+    return [np.arange(s, min(s + per, c)) for s in range(0, c, per)]
+
+
+def _dense(codes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sorted distinct ``codes`` and each code's position among them (np.unique's inverse,
+    without its argsort of the pairs: 8 bytes per pair)."""
+    pats = np.unique(codes)
+    inv = np.empty(codes.size, dtype=index_type(pats.size))
+    for s in range(0, codes.size, _CHUNK):
+        inv[s:s + _CHUNK] = np.searchsorted(pats, codes[s:s + _CHUNK])
+    return pats, inv
+
+
 def decode(codes: np.ndarray, c: int, nlev: int) -> np.ndarray:
     """Level matrix (rows: codes, columns: attributes) of mixed-radix pattern codes."""
     g = np.empty((codes.size, c), dtype=np.int64)
@@ -314,8 +333,7 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     if bands.size and np.any(np.diff(bands) <= 0):
         raise ValueError(f"levels must be increasing rank bands in percent of n, got {list(levels)!r}")
     nlev = bands.size + 2
-    if nlev ** c >= 2**62:
-        raise ValueError(f"{c} known attributes with {nlev} levels: too many patterns for 64-bit codes")
+    groups = _code_groups(c, nlev)
     neighbours = check_int("neighbours", neighbours, 1, ny)
     approx = check_real("approx", approx, 0.0, np.inf)
     check_int("max_iter", max_iter, 1)
@@ -372,24 +390,32 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     ncand = np.bincount(rows, minlength=n).astype(np.int64)
     yp = np.ascontiguousarray(y[perm])
     r2yp = np.ascontiguousarray(r2y[perm])
-    codes = np.empty(rows.size, dtype=np.int64)
     xa, ra = np.ascontiguousarray(x), np.ascontiguousarray(r2x)
+    g, inv = None, None
+    for grp in groups:  # one group (one 64-bit code per pair) up to nlev^c < 2^62 patterns
+        whole = grp.size == c
+        xg, yg = (xa, yp) if whole else (np.ascontiguousarray(xa[:, grp]), np.ascontiguousarray(yp[:, grp]))
+        rg, r2g = (ra, r2yp) if whole else (np.ascontiguousarray(ra[:, grp]), np.ascontiguousarray(r2yp[:, grp]))
+        codes = np.empty(rows.size, dtype=np.int64)
 
-    def code_part(idx):
-        out = np.empty(idx.size, dtype=np.int64)
-        _pair_codes(rows[idx], cols[idx], xa, yp, ra, r2yp, cat, thr, nlev, out)
-        codes[idx] = out
-    _in_threads(code_part, np.arange(rows.size))
+        def code_part(idx, xg=xg, yg=yg, rg=rg, r2g=r2g, catg=np.ascontiguousarray(cat[grp]), codes=codes):
+            out = np.empty(idx.size, dtype=np.int64)
+            _pair_codes(rows[idx], cols[idx], xg, yg, rg, r2g, catg, thr, nlev, out)
+            codes[idx] = out
+        _in_threads(code_part, np.arange(rows.size))
+        del xg, yg, rg, r2g
+        pats, part = _dense(codes)
+        del codes
+        levels = decode(pats, grp.size, nlev)
+        if g is None:
+            g, inv = levels, part
+        else:  # the pattern so far and this group's, as one dense number
+            both, inv = _dense(inv.astype(np.int64) * pats.size + part)
+            g = np.hstack([g[both // pats.size], levels[both % pats.size]])
     del yp, r2yp, xa, ra  # each array is freed once no later step needs it
 
     # EM on the distinct patterns of the candidates + exact margins of the other pairs
-    pats = np.unique(codes)
-    inv = np.empty(codes.size, dtype=index_type(pats.size))  # np.unique's inverse, without its argsort of the pairs (8 bytes per pair)
-    for s in range(0, codes.size, _CHUNK):
-        inv[s:s + _CHUNK] = np.searchsorted(pats, codes[s:s + _CHUNK])
-    del codes
-    freq = np.bincount(inv, minlength=pats.size)
-    g = decode(pats, c, nlev)
+    freq = np.bincount(inv, minlength=g.shape[0])
     cand_margin = np.zeros((c, nlev))
     for j in range(c):
         cand_margin[j] = np.bincount(g[:, j], weights=freq, minlength=nlev)
@@ -431,7 +457,7 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     hit = ecols == links_perm[erows]
     score[erows[hit]] = w_pat[epat[hit]]
     names = ["exact"] + [f"<={b:g}%" for b in bands] + ["else"]
-    info = {"converged": converged, "iterations": iterations, "p": p, "pairs": n_pairs, "patterns": int(pats.size),
+    info = {"converged": converged, "iterations": iterations, "p": p, "pairs": n_pairs, "patterns": int(g.shape[0]),
             "comparison_pairs": n_all, "edges": int(erows.size), "m": m, "u": u, "levels": names,
             "neighbours": neighbours, "seconds": seconds}
     return LinkResult(links=links, candidates=ncand, score=score, info=info)

@@ -98,7 +98,7 @@ from ..resources import MemoryLimitError, check_memory, check_work, park
 from ..threads import map_threads
 from ..validation import check_int, check_real
 from .assignment import PATHS_MIN, assign_max_weight, assign_max_weight_blocks, single_blocks_as_edges
-from .base import LinkResult, prepare
+from .base import LinkResult, NotApplicable, prepare
 from .ranks import rank_matrix
 from .sorting import argsort_stable, searchsorted_sorted
 
@@ -722,7 +722,8 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
     n, c = x.shape
     ny = y.shape[0]
     if c > _MAX_KNOWN:
-        raise ValueError(f"known: at most {_MAX_KNOWN} attributes for PRL, got {c}")
+        raise NotApplicable(f"known: at most {_MAX_KNOWN} attributes for PRL (2^{_MAX_KNOWN} agreement patterns), "
+                            f"got {c}; PRL-graded compares any number")
     if rng is None:
         rng = np.random.Generator(np.random.PCG64(0))
     elif not isinstance(rng, np.random.Generator):

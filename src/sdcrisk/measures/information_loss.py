@@ -178,7 +178,8 @@ def il_s_components(original, masked, *, cov=None) -> np.ndarray:
       IL4's ``|v_jj - v'_jj| / v_jj``);
     * IL4 - mean variation of the variances, as in :func:`il_components` (the variances of a
       usable original file are positive: no zero denominator);
-    * IL5 - mean absolute error of the correlations, as in :func:`il_components`.
+    * IL5 - mean absolute error of the correlations, as in :func:`il_components` (NaN for a
+      file of one attribute, which has no correlation).
 
     ``S_j`` is the original attribute's sample standard deviation (``ddof=1``; the same as
     IL1s's). Every part is invariant under ``x -> a x + b`` (``a > 0``) applied to an attribute in
@@ -187,7 +188,10 @@ def il_s_components(original, masked, *, cov=None) -> np.ndarray:
     """
     x, y = prepare(original, masked)
     vx, vy = covariances(x, y, 1) if cov is None else cov
-    parts = il_components(x, y, il1="sd_sqrt2", cov=(vx, vy))
+    single = x.shape[1] == 1  # IL5 compares correlations: undefined (NaN) for one attribute
+    parts = il_components(x, y, il1="sd_sqrt2", cov=(vx, vy), corr_entries="upper" if single else "strict")
+    if single:
+        parts[4] = np.nan
     sd = np.sqrt(np.diag(vx))
     if not np.all(sd > 0):
         j = int(np.flatnonzero(~(sd > 0))[0])

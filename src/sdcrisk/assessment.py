@@ -271,6 +271,8 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
         raise AssessError(f"categorical: {unknown} not among the attribute columns {cols}")
     if not cols:
         raise AssessError(f"{no}: no attribute columns besides the id")
+    for t, name in ((original, no), (masked, nm)):
+        _refuse_nested(t, name, cols)
     if len(original) < 2:
         raise AssessError(f"{no}: has {len(original)} record(s); expected at least 2")
     if len(original) != len(masked):
@@ -295,8 +297,6 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
                       "of the attacks; name it with --id to pair records by it")
     if not cols:
         raise AssessError(f"{no}: no attribute columns besides identifiers")
-    for t, name in ((original, no), (masked, nm)):
-        _refuse_nested(t, name, cols)
     original, masked, read = _text_numbers(original, masked, cols, categorical or [], (no, nm))
     warned.extend(read)
     cats = split_columns(original, cols, categorical)

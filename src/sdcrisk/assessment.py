@@ -574,7 +574,8 @@ def _finish(row, name, info, credit, draws, guessed, n, notes, prl_candidates, t
     if draws is not None and len(draws):
         row["draws_low"], row["draws_high"] = (linkage_percent(float(np.min(draws)), n),
                                                linkage_percent(float(np.max(draws)), n))
-        notes.append(f"mean of {len(draws)} tie draws")
+        if len(draws) > 1:  # one draw: no tie to average over
+            notes.append(f"mean of {len(draws)} tie draws")
     tied = info.get("tied_records")
     if tied:
         notes.append(f"{tied} record(s) tie: counted 1/t each among t equally close")

@@ -287,3 +287,44 @@ def test_the_declared_measures_are_the_ones_each_evaluation_writes():
             else:
                 assert written == declared, (name, method, written ^ declared)
     assert seen == set(cfgmod.EVALUATION_MEASURES) | {"attack_matrix"}
+
+
+# ----------------------------------------------------------------------------- replication: data file header
+def _dataset(tmp_path: Path, name: str, header: list[str], columns: list[str]) -> tuple[dict, Path]:
+    """A config with one data set ``name`` of the given ``columns`` and its file (5 records whose
+    values differ from column to column: repeated names hold different values)."""
+    from sdcrisk.data import FORMATS
+
+    values = np.arange(5 * len(header), dtype=np.float64).reshape(5, len(header)) * 1.5
+    path = tmp_path / name
+    if path.suffix == ".csv":
+        path.write_text(",".join(header) + "\n" + "\n".join(",".join(repr(float(v)) for v in row) for row in values) + "\n")
+    else:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        pq.write_table(pa.Table.from_arrays([pa.array(values[:, j]) for j in range(len(header))], names=header), path)
+    assert FORMATS[path.suffix] in ("csv", "parquet")
+    entry = {"url": f"https://example.org/{name}", "sha256": "0" * 64, "columns": columns}
+    return {"datasets": {"mine": entry}, "experiments": {}}, path
+
+
+@pytest.mark.parametrize("name", ["mine.csv", "mine.parquet"])
+def test_a_header_repeating_a_configured_column_is_refused(tmp_path, name):
+    from sdcrisk.data import DatasetSpec, load_table
+    from sdcrisk.preflight import PreflightError, check
+
+    cfg, path = _dataset(tmp_path, name, ["a", "b", "a", "c"], ["a", "b"])
+    with pytest.raises(PreflightError) as err:
+        check(cfg, {"mine": str(path)})
+    assert str(err.value) == (f"data set 'mine' (config datasets.mine, file https://example.org/{name}): {name}: "
+                              "column 'a' (config datasets.mine.columns) appears 2 times in the header; expected "
+                              "each configured column once")
+    with pytest.raises(ValueError, match=r"column 'a' \(config datasets\.mine\.columns\) appears 2 times"):
+        load_table(DatasetSpec.from_config("mine", cfg["datasets"]["mine"]), path)
+    # a repeated column that is not configured is not read: the configured ones load, in order
+    cfg, path = _dataset(tmp_path, name, ["b", "c", "a", "c"], ["a", "b"])
+    assert check(cfg, {"mine": str(path)})["mine"] == {"n": 5, "m": 2}
+    table = load_table(DatasetSpec.from_config("mine", cfg["datasets"]["mine"]), path)
+    expected = np.arange(20, dtype=np.float64).reshape(5, 4) * 1.5
+    assert list(table.columns) == ["a", "b"] and np.array_equal(table.to_numpy(), expected[:, [2, 0]])

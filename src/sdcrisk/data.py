@@ -158,8 +158,12 @@ def _read_csv(spec: DatasetSpec, path) -> pd.DataFrame:
 
 
 def _read_parquet(spec: DatasetSpec, path) -> pd.DataFrame:
+    names = _file_header(spec, path) or []
+    # Arrow's reader refuses a file with a repeated column name: read the others (a configured
+    # column named twice is refused before, by load_table)
+    columns = [c for c in names if names.count(c) == 1] if len(set(names)) < len(names) else None
     try:
-        return read_table(path)
+        return read_table(path, columns=columns)
     except Exception as exc:  # pyarrow raises its own error types for corrupt files
         raise ValueError(f"{path}: cannot read as a parquet file ({exc})") from None
 
@@ -255,8 +259,8 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
     return atomic_write(path, lambda tmp: table.to_parquet(tmp, index=False))
 
 
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a parquet file by its path with Arrow's own file reader.
+def read_table(path: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
+    """Read a parquet file (only ``columns``, if given) by its path with Arrow's own file reader.
 
     Not ``pandas.read_parquet``: for a local path pandas opens a Python file object and hands it
     to Arrow, whose reader threads then call back into Python; at interpreter exit those threads
@@ -270,7 +274,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     """
     import pyarrow.parquet as pq
 
-    table = pq.read_table(os.fspath(path))
+    table = pq.read_table(os.fspath(path), columns=columns)
     frame = table.to_pandas()
     del table
     release_arrow_memory()

@@ -328,3 +328,21 @@ def test_a_header_repeating_a_configured_column_is_refused(tmp_path, name):
     table = load_table(DatasetSpec.from_config("mine", cfg["datasets"]["mine"]), path)
     expected = np.arange(20, dtype=np.float64).reshape(5, 4) * 1.5
     assert list(table.columns) == ["a", "b"] and np.array_equal(table.to_numpy(), expected[:, [2, 0]])
+
+
+# ----------------------------------------------------------------------------- replication: an empty config file
+@pytest.mark.slow
+@pytest.mark.parametrize("text", ["", "# my settings, to come\n"])
+def test_check_config_and_snakemake_both_refuse_an_empty_config_file(tmp_path, text):
+    empty = tmp_path / "empty.yaml"
+    empty.write_text(text)
+    dag = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory",
+                          str(tmp_path / "w"), "-n", "--cores", "1", "--configfile", str(empty)],
+                         capture_output=True, text=True, check=False)
+    assert dag.returncode != 0 and "Config file must be given as JSON or YAML with keys at top level" in dag.stderr
+    check = subprocess.run([sys.executable, "-m", "sdcrisk.cli", "check-config", str(empty)], cwd=ROOT,
+                           capture_output=True, text=True, check=False)
+    assert check.returncode == 2 and check.stdout == ""
+    assert check.stderr == (f"sdcrisk check-config: error: {empty}: the config file is empty (no keys); expected a "
+                            "mapping of config keys, e.g. 'experiments: {...}' (Snakemake refuses an empty "
+                            "--configfile too)\n")

@@ -392,10 +392,15 @@ def layered(reference: str | os.PathLike, configfiles: Sequence[str | os.PathLik
 
 def read_layer(path: str | os.PathLike) -> dict:
     """One config file as a layer (:func:`layer`): read strictly (:func:`read_yaml`), its plugin
-    files (``plugins:`` entries ending in ``.py``) made absolute against the file's directory."""
+    files (``plugins:`` entries ending in ``.py``) made absolute against the file's directory. An
+    empty file (or one of comments only) is refused, as Snakemake refuses it as a ``--configfile``
+    ("Config file must be given as JSON or YAML with keys at top level"): ``sdcrisk check-config``
+    would otherwise pass a file the workflow does not run with."""
     path = Path(path)
     cfg = read_yaml(path)
-    cfg = {} if cfg is None else cfg
+    if cfg is None:
+        raise ConfigError(f"{path}: the config file is empty (no keys); expected a mapping of config keys, e.g. "
+                          "'experiments: {...}' (Snakemake refuses an empty --configfile too)")
     if isinstance(cfg, dict) and isinstance(cfg.get("plugins"), list):
         cfg["plugins"] = [os.path.normpath(path.absolute().parent / p) if is_plugin_file(p) else p
                           for p in cfg["plugins"]]

@@ -339,7 +339,7 @@ def test_check_config_and_snakemake_both_refuse_an_empty_config_file(tmp_path, t
     dag = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory",
                           str(tmp_path / "w"), "-n", "--cores", "1", "--configfile", str(empty)],
                          capture_output=True, text=True, check=False)
-    assert dag.returncode != 0 and "Config file must be given as JSON or YAML with keys at top level" in dag.stderr
+    assert dag.returncode != 0 and "Config file must be given as JSON or YAML with keys at top level" in dag.stdout + dag.stderr
     check = subprocess.run([sys.executable, "-m", "sdcrisk.cli", "check-config", str(empty)], cwd=ROOT,
                            capture_output=True, text=True, check=False)
     assert check.returncode == 2 and check.stdout == ""

@@ -2,7 +2,11 @@
 ``workflow/assess.smk`` (docs/cluster.md, "Several releases on a cluster").
 
 The workflow has one job per (release, attack), one per release for the information loss and a
-gather step that writes the report. Each job writes a *part* (JSON) with its rows:
+gather step that writes the report. Before any job, where Snakemake builds the DAG,
+:func:`check_inputs` runs the command's checks that each file's header and first records decide
+(a release with other columns, an id column a file lacks, options not fitting the columns), so
+that such a mistake stops the run with one line instead of failing every job of the file. Each
+job writes a *part* (JSON) with its rows:
 
 - :func:`attack_part` runs :func:`sdcrisk.assessment.assess` on one release with one attack and
   no information loss. Every attack's row depends only on the files, the options and ``seed``

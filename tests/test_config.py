@@ -248,3 +248,25 @@ def test_the_package_has_no_import_cycle():
         graph[name] = {d for d in deps if d in names and d != name}
     assert "sdcrisk.evaluation" not in graph["sdcrisk.config"]
     graphlib.TopologicalSorter(graph).prepare()  # raises CycleError naming the cycle
+
+
+# ----------------------------------------------------------------------------- an empty config file
+@pytest.mark.parametrize("text", ["", "\n", "# only a comment\n", "---\n"])
+def test_an_empty_config_file_is_refused_as_snakemake_refuses_it(tmp_path, capsys, monkeypatch, text):
+    """Snakemake refuses a --configfile without keys ("Config file must be given as JSON or YAML
+    with keys at top level"); check-config says so in one line and exits 2."""
+    from sdcrisk.cli import main
+
+    empty = tmp_path / "empty.yaml"
+    empty.write_text(text)
+    message = (f"{empty}: the config file is empty (no keys); expected a mapping of config keys, e.g. "
+               "'experiments: {...}' (Snakemake refuses an empty --configfile too)")
+    with pytest.raises(cfgmod.ConfigError) as err:
+        cfgmod.layered(cfgmod.ROOT / "config" / "config.yaml", [empty])
+    assert str(err.value) == message
+    monkeypatch.chdir(cfgmod.ROOT)
+    assert main(["check-config", str(empty)]) == 2
+    out = capsys.readouterr()
+    assert out.err == f"sdcrisk check-config: error: {message}\n" and out.out == ""
+    (tmp_path / "keys.yaml").write_text("seed: 3\n")  # one key is a layer
+    assert cfgmod.layered(cfgmod.ROOT / "config" / "config.yaml", [tmp_path / "keys.yaml"])["seed"] == 3

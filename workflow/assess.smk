@@ -22,6 +22,17 @@ try:
 except assess_jobs.AssessJobsError as _exc:
     raise SystemExit(f"CONFIG ERROR: {_exc}")
 
+# The command's own input checks, once, before any job (also with --dry-run): every file's header
+# and first records (assess_jobs.check_inputs). A release with other columns, an id column missing
+# from a file or an option that does not fit the columns would fail every job of the file, each
+# (on SLURM) a submitted job with the cause only in its log. Only where Snakemake was started: the
+# processes it starts for single jobs read the files themselves.
+if workflow.is_main_process:
+    try:
+        assess_jobs.check_inputs(PLAN)
+    except assess_jobs.AssessError as _exc:
+        raise SystemExit(f"INPUT ERROR: {_exc}")
+
 PY = shlex.quote(sys.executable)
 RELEASE = dict(zip(PLAN.keys, PLAN.releases))  # directory name -> release path
 ATTACK = {assess_jobs.slug(a): a for a in PLAN.attacks}  # file name -> attack

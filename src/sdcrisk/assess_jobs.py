@@ -2,7 +2,11 @@
 ``workflow/assess.smk`` (docs/cluster.md, "Several releases on a cluster").
 
 The workflow has one job per (release, attack), one per release for the information loss and a
-gather step that writes the report. Each job writes a *part* (JSON) with its rows:
+gather step that writes the report. Before any job, where Snakemake builds the DAG,
+:func:`check_inputs` runs the command's checks that each file's header and first records decide
+(a release with other columns, an id column a file lacks, options not fitting the columns), so
+that such a mistake stops the run with one line instead of failing every job of the file. Each
+job writes a *part* (JSON) with its rows:
 
 - :func:`attack_part` runs :func:`sdcrisk.assessment.assess` on one release with one attack and
   no information loss. Every attack's row depends only on the files, the options and ``seed``
@@ -172,6 +176,100 @@ def plan_from_config(config: dict) -> Plan:
                 "categorical": _names(config.get("categorical"), "categorical"), "prl_candidates": k, "seed": seed}
     return Plan(original, releases, attacks, config.get("attacks") is not None, settings, limit, timings,
                 out.rstrip("/") or out, release_keys(releases))
+
+
+# ----------------------------------------------------------------------------- the inputs, once before the jobs
+HEAD_ROWS = 1000  # records of each file the check before the jobs reads (the jobs read every record)
+
+
+def read_head(path: str | Path, rows: int = HEAD_ROWS):
+    """The header and first ``rows`` records of a CSV or parquet file, refused with the messages of
+    :func:`sdcrisk.assessment.read_file` (unknown type, no such file, empty, unreadable, a column
+    name repeated in the header, no records); the rest of the file is not read."""
+    import pandas as pd
+
+    from .assessment import READERS, _header
+
+    path = Path(path)
+    kind = READERS.get(path.suffix.lower())
+    if kind is None:
+        raise AssessJobsError(f"{path}: unknown file type {path.suffix!r}; expected .csv or .parquet")
+    if not path.is_file():
+        raise AssessJobsError(f"{path}: no such file")
+    if path.stat().st_size == 0:
+        raise AssessJobsError(f"{path}: the file is empty; expected a header row and at least 2 records")
+    try:
+        header = _header(path, kind)
+        repeated = [name for i, name in enumerate(header) if name in header[:i]]
+        if not repeated:
+            if kind == "csv":
+                table = pd.read_csv(path, nrows=rows)
+            else:
+                import pyarrow.parquet as pq
+
+                with pq.ParquetFile(str(path)) as f:
+                    batch = next(f.iter_batches(batch_size=rows), None)
+                    table = (batch.to_pandas() if batch is not None
+                             else f.schema_arrow.empty_table().to_pandas())
+    except Exception as exc:  # parser, decoding, permission, corrupt parquet: one line, as read_file says it
+        cause = " ".join(str(exc).split())
+        cause = cause if len(cause) <= 200 else cause[:197] + "..."
+        raise AssessJobsError(f"{path}: cannot be read as {kind} ({type(exc).__name__}: {cause})") from None
+    if repeated:
+        raise AssessJobsError(f"{path}: column {repeated[0]!r} appears {header.count(repeated[0])} times in the "
+                              "header; every column needs its own name")
+    if table.shape[0] == 0:
+        raise AssessJobsError(f"{path}: has a header but no records; expected at least 2 records")
+    table.columns = [str(c) for c in table.columns]
+    return table
+
+
+def check_inputs(plan: Plan, rows: int = HEAD_ROWS) -> None:
+    """The checks of ``sdcrisk assess`` that the header and first ``rows`` records of each file
+    decide, run once before any job (workflow/assess.smk): every file readable, with a header of
+    distinct names and records; the ``id`` column in every file, without a missing or repeated
+    value among those records; each release with the original's columns; ``known``,
+    ``scenarios`` and ``categorical`` fitting the attribute columns. Each of these would fail every
+    job of the file (:func:`sdcrisk.assessment.pair_files`, :func:`~sdcrisk.assessment.scenarios_from`);
+    the first found raises :class:`AssessJobsError` naming the file and field.
+
+    What only the whole file shows (record counts, ids of one file missing from the other, values
+    that are not numbers further down) is left to the jobs, which read every record."""
+    from .assessment import _ids as ids_of, scenarios_from
+
+    def _ids(table, name, id_):
+        try:
+            ids_of(table, name, id_)
+        except AssessJobsError:
+            raise
+        except AssessError as exc:
+            raise AssessJobsError(str(exc)) from None
+
+    s = plan.settings
+    id_ = s["id"]
+    head = read_head(plan.original, rows)
+    if id_ is not None:
+        _ids(head, plan.original, id_)
+    cols = [c for c in head.columns if c != id_]
+    if not cols:
+        raise AssessJobsError(f"{plan.original}: no attribute columns besides the id")
+    for release in plan.releases:
+        other = read_head(release, rows)
+        if id_ is not None:
+            _ids(other, release, id_)
+        attrs = [c for c in other.columns if c != id_]
+        if set(attrs) != set(cols):
+            only_o = [c for c in cols if c not in attrs]
+            only_m = [c for c in attrs if c not in cols]
+            raise AssessJobsError(f"{plan.original} and {release} have different columns: only in {plan.original}: "
+                                  f"{only_o or 'none'}; only in {release}: {only_m or 'none'}")
+    unknown = [c for c in (s["categorical"] or []) if c not in cols]
+    if unknown:
+        raise AssessJobsError(f"{plan.original}: categorical: {unknown} not among the attribute columns {cols}")
+    try:  # identifier columns the jobs leave out only shorten the list: what fails here fails there
+        scenarios_from(cols, s["known"], s["scenarios"])
+    except AssessError as exc:
+        raise AssessJobsError(f"{plan.original}: {exc}") from None
 
 
 def local_argv(plan: Plan) -> list[str]:

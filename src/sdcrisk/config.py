@@ -251,8 +251,45 @@ def known_measures() -> set[str]:
     return set(declared) | set(ATTACKS) | {f"{a}_unconverged" for a in ATTACKS} | {"PRL_unconverged"}
 
 
+#: The measures each evaluation of :mod:`sdcrisk.evaluation` writes, in the order it writes them
+#: (the attack matrix's are its attacks: :func:`evaluation_measures`); those only some masking
+#: methods get are in :data:`METHOD_MEASURES`. Declared here, not read from the evaluations, so
+#: that validating a config runs none of them; tests/test_bad_inputs_workflow.py runs every
+#: evaluation and compares what it writes with these.
+EVALUATION_MEASURES = {
+    "rank_linkage": ("DBRL", "RBRL-Sum", "RBRL-Max"),
+    "location_scores": ("LLD_count", "IL", "ID", "DLD", "PLD", "PRL_unconverged", "LLD", "Score1", "Score2"),
+    "rsrl_scores": ("RSRL_pct", "IL", "ID", "DLD", "PLD", "PRL_unconverged", "RSLD", "DR_RSLD", "Score_RSLD"),
+    "projected_scores": ("DLD", "PLD", "ProLD_PCP", "ProLD_Zscore", "IL", "ID", "PRL_unconverged", "Score",
+                         "ScoreNew", "ScoreMax"),
+    "belief_rsrl": ("nonspecificity", "pignistic_entropy", "true_support_pct"),
+}
+#: evaluation -> masking method -> the further measures the evaluation writes for that method's cells
+METHOD_MEASURES = {
+    "rsrl_scores": {"rankswap_pdist": ("RSRL_annotated_union_count", "RSRL_annotated_union_half_count", "DBRL_count")},
+}
+
+
+def evaluation_measures(exp: dict, methods: Sequence[str] | None = None) -> list[str]:
+    """The measures the cells of experiment ``exp`` write (:data:`EVALUATION_MEASURES`; for the
+    attack matrix every attack of ``options.attacks`` (default: every registered one) and its
+    ``_unconverged`` companion), those of ``methods`` only (default: every method it sweeps)."""
+    evaluation = exp["evaluation"]
+    if evaluation == "attack_matrix":
+        from .attacks import matrix_attacks
+
+        attacks = matrix_attacks(exp.get("options") or {})
+        return [*attacks, *(f"{a}_unconverged" for a in attacks)]
+    out = list(EVALUATION_MEASURES[evaluation])
+    for method in exp["methods"] if methods is None else methods:
+        out += [m for m in METHOD_MEASURES.get(evaluation, {}).get(method, ()) if m not in out]
+    return out
+
+
 def _check_measures(exp: dict, key: str, source: str) -> None:
-    """Tables and figures may only name measures that exist (a misspelt one would be dropped)."""
+    """Tables and figures may only name measures that exist (a misspelt one would be dropped) and
+    that the experiment's evaluation writes for the methods they show (another would be an empty
+    column: :func:`sdcrisk.render.select` keeps the rows of the measures named)."""
     known = known_measures()
     for kind in ("tables", "figures"):
         for name, spec in (exp.get(kind) or {}).items():
@@ -261,10 +298,20 @@ def _check_measures(exp: dict, key: str, source: str) -> None:
                 if values is None:
                     continue
                 values = values if isinstance(values, list) else [values]
+                shown = [spec["method"]] if spec.get("method") in exp["methods"] else None
+                computed = evaluation_measures(exp, shown)
                 for i, m in enumerate(values):
+                    at = f"{key}.{kind}.{name}.{field}" + (f"[{i}]" if isinstance(spec[field], list) else "")
                     if m not in known:
-                        at = f"{key}.{kind}.{name}.{field}" + (f"[{i}]" if isinstance(spec[field], list) else "")
                         raise ConfigError(f"{source}: {at}: unknown measure {m!r}; known measures: {sorted(known)}")
+                    if m not in computed:
+                        of = f" for method {shown[0]!r}" if shown else ""
+                        listed = [c for c in computed if not (c.endswith("_unconverged")
+                                                              and c.removesuffix("_unconverged") in computed)]
+                        also = " and each one's <name>_unconverged" if len(listed) < len(computed) else ""
+                        raise ConfigError(f"{source}: {at}: measure {m!r} is never computed by the evaluation "
+                                          f"{exp['evaluation']!r}{of}, so the {kind[:-1]} would lack it; "
+                                          f"{exp['evaluation']!r} computes {listed}{also}")
 
 
 def _check_unique_targets(cfg: dict, source: str) -> None:
@@ -345,10 +392,15 @@ def layered(reference: str | os.PathLike, configfiles: Sequence[str | os.PathLik
 
 def read_layer(path: str | os.PathLike) -> dict:
     """One config file as a layer (:func:`layer`): read strictly (:func:`read_yaml`), its plugin
-    files (``plugins:`` entries ending in ``.py``) made absolute against the file's directory."""
+    files (``plugins:`` entries ending in ``.py``) made absolute against the file's directory. An
+    empty file (or one of comments only) is refused, as Snakemake refuses it as a ``--configfile``
+    ("Config file must be given as JSON or YAML with keys at top level"): ``sdcrisk check-config``
+    would otherwise pass a file the workflow does not run with."""
     path = Path(path)
     cfg = read_yaml(path)
-    cfg = {} if cfg is None else cfg
+    if cfg is None:
+        raise ConfigError(f"{path}: the config file is empty (no keys); expected a mapping of config keys, e.g. "
+                          "'experiments: {...}' (Snakemake refuses an empty --configfile too)")
     if isinstance(cfg, dict) and isinstance(cfg.get("plugins"), list):
         cfg["plugins"] = [os.path.normpath(path.absolute().parent / p) if is_plugin_file(p) else p
                           for p in cfg["plugins"]]

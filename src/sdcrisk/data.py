@@ -158,8 +158,12 @@ def _read_csv(spec: DatasetSpec, path) -> pd.DataFrame:
 
 
 def _read_parquet(spec: DatasetSpec, path) -> pd.DataFrame:
+    names = _file_header(spec, path) or []
+    # Arrow's reader refuses a file with a repeated column name: read the others (a configured
+    # column named twice is refused before, by load_table)
+    columns = [c for c in names if names.count(c) == 1] if len(set(names)) < len(names) else None
     try:
-        return read_table(path)
+        return read_table(path, columns=columns)
     except Exception as exc:  # pyarrow raises its own error types for corrupt files
         raise ValueError(f"{path}: cannot read as a parquet file ({exc})") from None
 
@@ -167,11 +171,43 @@ def _read_parquet(spec: DatasetSpec, path) -> pd.DataFrame:
 _READERS = {"rda": _read_rda, "csv": _read_csv, "parquet": _read_parquet}
 
 
+def _file_header(spec: DatasetSpec, path) -> list[str] | None:
+    """The column names as a CSV or parquet file has them, before pandas makes a repeated name
+    unique ('a', 'a.1'); None for an R file (its data frame keeps repeated names) or a file whose
+    header cannot be read (the reader then says why)."""
+    try:
+        if spec.format == "csv":
+            first = pd.read_csv(path, header=None, nrows=1, dtype=str, keep_default_na=False)
+            return [str(v) for v in first.iloc[0]] if len(first) else []
+        if spec.format == "parquet":
+            import pyarrow.parquet as pq
+
+            with pq.ParquetFile(os.fspath(path)) as f:  # the file's schema: Arrow's reader refuses repeated names
+                return [str(v) for v in f.schema_arrow.names]
+    except Exception:
+        return None
+    return None
+
+
+def _check_repeated(spec: DatasetSpec, where: str, header: list[str]) -> None:
+    """A configured column named twice in the file's header: which of the two is the attribute?
+    (pandas would silently read the first.)"""
+    for c in spec.columns:
+        if header.count(c) > 1:
+            raise ValueError(f"{where}: column {c!r} (config datasets.{spec.name}.columns) appears "
+                             f"{header.count(c)} times in the header; expected each configured column once")
+
+
 def load_table(spec: DatasetSpec, path: str | os.PathLike) -> pd.DataFrame:
     """Read ``spec``'s file (R object ``spec.object``, CSV or parquet) and keep ``spec.columns``
-    in order. Checks that every column exists and is numeric, finite and not constant."""
-    frame = _READERS[spec.format](spec, path)
+    in order. Checks that every column exists once in the header and is numeric, finite and not
+    constant."""
+    header = _file_header(spec, path)
     where = f"{path} ({spec.object})" if spec.format == "rda" else str(path)
+    if header is not None:
+        _check_repeated(spec, where, header)
+    frame = _READERS[spec.format](spec, path)
+    _check_repeated(spec, where, [str(c) for c in frame.columns])
     if len(frame) == 0:
         raise ValueError(f"{where}: has a header but no records; expected at least 2 records")
     missing = [c for c in spec.columns if c not in frame.columns]
@@ -223,8 +259,8 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike) -> Path:
     return atomic_write(path, lambda tmp: table.to_parquet(tmp, index=False))
 
 
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a parquet file by its path with Arrow's own file reader.
+def read_table(path: str | os.PathLike, columns: list[str] | None = None) -> pd.DataFrame:
+    """Read a parquet file (only ``columns``, if given) by its path with Arrow's own file reader.
 
     Not ``pandas.read_parquet``: for a local path pandas opens a Python file object and hands it
     to Arrow, whose reader threads then call back into Python; at interpreter exit those threads
@@ -238,7 +274,7 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     """
     import pyarrow.parquet as pq
 
-    table = pq.read_table(os.fspath(path))
+    table = pq.read_table(os.fspath(path), columns=columns)
     frame = table.to_pandas()
     del table
     release_arrow_memory()

@@ -2,7 +2,8 @@
 
 The config's schema and semantics are checked when the DAG is built (:func:`sdcrisk.config.validate`);
 what needs the data is checked here, once, for every data set and every cell: the file can be read
-(R object name, CSV header and records), its attributes exist and are numeric, finite, not constant
+(R object name, CSV header and records), its attributes exist, each once in the header (pandas
+would read the first of two), and are numeric, finite, not constant
 and small enough to square; and every swept parameter fits the data (k and buckets at most the
 number of records n, v at most the number of attributes m). Messages name the user's file (the
 mirror copy or the URL the data came from) and the config key.

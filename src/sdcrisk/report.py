@@ -268,7 +268,8 @@ def gate(results: pd.DataFrame, limit: float, warnings: list[str] | tuple = ()) 
     failed = over_limit(results, limit)
     missing = missing_rows(results)
     refused = missing[(missing.status == "not run") & (missing.measure != "ID")]
-    undecided = [f"the pairing could not be verified: {w}" for w in unpaired_files(warnings)]
+    undecided = [f"the pairing could not be verified: {w[:w.index(UNPAIRED_WARNING) + len(UNPAIRED_WARNING)]} "
+                 "(pair them by an id column, --id)" for w in unpaired_files(warnings)]
     undecided += [f"{x.measure} was not run on {x.masked}" + (f", scenario {x.scenario}" if x.scenario else "")
                   + f" ({x.reason})" for x in refused.itertuples()]
     status = FAIL if failed else UNDECIDED if undecided else PASS
@@ -278,7 +279,8 @@ def gate(results: pd.DataFrame, limit: float, warnings: list[str] | tuple = ()) 
         lines = failed + [f"undecided: {u}" for u in undecided]
         if status == UNDECIDED:
             why = (["an attack not run could link more"] if len(refused) else []) + \
-                  (["percentages of records paired wrongly measure nothing"] if len(undecided) > len(refused) else [])
+                  (["the percentages of records that row order may not pair mean nothing"]
+                   if len(undecided) > len(refused) else [])
             lines.append(f"no attack that ran links more than --max-risk {_exact(limit)} %, but the gate cannot "
                          f"pass: {' and '.join(why)}")
     return {"status": status, "limit": limit, "failed": failed, "undecided": undecided, "lines": lines}

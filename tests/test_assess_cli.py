@@ -205,6 +205,55 @@ def test_help_lists_every_attack_assess_runs(capsys, monkeypatch):
     assert "NEW-RL" in capsys.readouterr().out
 
 
+# ----------------------------------------------------------------------------- L-RL where it does not apply
+def _microaggregated(x: pd.DataFrame, k: int = 3) -> pd.DataFrame:
+    """Univariate microaggregation written out: each attribute's sorted values in groups of k
+    (the last takes the rest), each value replaced by its group's mean."""
+    out = x.copy()
+    for c in x.columns:
+        order = np.argsort(x[c].to_numpy(), kind="stable")
+        groups = np.minimum(np.arange(len(x)) // k, len(x) // k - 1)
+        values = x[c].to_numpy()[order]
+        means = pd.Series(values).groupby(groups).transform("mean").to_numpy()
+        col = np.empty(len(x))
+        col[order] = means
+        out[c] = col
+    return out
+
+
+def test_has_equal_values_matches_a_count_of_distinct_values():
+    from sdcrisk.linkage.location import has_equal_values
+
+    rng = np.random.Generator(np.random.PCG64(3))
+    for trial in range(40):
+        n, m = int(rng.integers(1, 30)), int(rng.integers(1, 4))
+        y = rng.integers(0, int(rng.integers(2, 200)), size=(n, m)).astype(float)
+        columns = sorted(rng.choice(m, size=int(rng.integers(1, m + 1)), replace=False).tolist())
+        expected = any(len(set(y[:, j].tolist())) < n for j in columns)
+        assert has_equal_values(y, columns) == expected
+        assert has_equal_values(y) == any(len(set(y[:, j].tolist())) < n for j in range(m))
+    assert has_equal_values(_microaggregated(_original(60)).to_numpy())
+    assert not has_equal_values(_masked(_original(60), 0.3).to_numpy())
+
+
+@pytest.mark.xfail(strict=True, reason="needs the check in sdcrisk.assessment._attack_row (the lead's file): "
+                                       "L-RL(MA) not applicable without groups of equal masked values")
+def test_l_rl_is_not_applicable_to_a_release_that_is_not_microaggregated(files, tmp_path, capsys):
+    from sdcrisk.linkage.location import LRL_NOT_APPLICABLE
+
+    x = pd.read_csv(files / "original.csv")
+    _microaggregated(x).to_csv(tmp_path / "ma.csv", index=False)
+    out = tmp_path / "rep"
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), str(tmp_path / "ma.csv"),
+                   "--attacks", "L-RL,DBRL", "--out", str(out), "--quiet", "--max-risk", "100"])
+    capsys.readouterr()
+    rows = {(Path(r["masked"]).name, r["measure"]): r for r in json.loads((out / "report.json").read_text())["results"]}
+    assert rows["ma.csv", "L-RL(MA)"]["percent"] is not None  # microaggregated: the attack runs
+    lrl = rows["light.csv", "L-RL(MA)"]
+    assert lrl["percent"] is None and lrl["note"] == f"not applicable: {LRL_NOT_APPLICABLE}"
+    assert status == EXIT_OK  # not applicable: the gate still decides
+
+
 # ----------------------------------------------------------------------------- --out
 def test_out_that_is_a_file_fails_before_any_attack(files, tmp_path, capsys, monkeypatch):
     _no_attack(monkeypatch)

@@ -338,6 +338,7 @@ HEADERS = {"masked": "masked file", "measure": "attack", "scenario": "scenario",
            "note": "notes", "max_linked_percent": "highest % linked", "baseline": "random guess %",
            "worst_attack": "by attack", "worst_scenario": "scenario"}
 NOWRAP = {"masked file", "attack", "scenario", "95 % interval", "% over tie draws", "% linked", "by attack"}
+TEXT_COLUMNS = {"masked file", "attack", "scenario", "by attack"}  #: left-aligned in the HTML tables
 FOOTNOTE_LENGTH = 60  #: notes longer than this (or on more than one row) are given once, under their table
 
 
@@ -608,8 +609,8 @@ def _html_table(df: pd.DataFrame, notes: list[str] = (), wide: bool = False) -> 
     """A table with the columns of :data:`NOWRAP` kept on one line, text columns left-aligned, the
     notes column given room, and the notes given once under it (``notes``, marked ``[k]``)."""
     def cls(c):
-        names = (["nowrap"] if c in NOWRAP else []) + (["text"] if c in ("masked file", "attack", "scenario", "by attack")
-                                                       else []) + (["note"] if c == "notes" else [])
+        names = ((["nowrap"] if c in NOWRAP else []) + (["text"] if c in TEXT_COLUMNS else [])
+                 + (["note"] if c == "notes" else []))
         return f' class="{" ".join(names)}"' if names else ""
 
     head = "".join(f"<th{cls(c)}>{html.escape(str(c))}</th>" for c in df.columns)
@@ -740,7 +741,8 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
 <style>body{{font-family:sans-serif;max-width:80em;margin:2em auto;padding:0 1em;color:#222}}
 .scroll{{overflow-x:auto}}table{{border-collapse:collapse;margin:1em 0;font-size:0.85em}}table.results{{width:100%}}
 td,th{{border:1px solid #bbb;padding:0.25em 0.5em;text-align:right;vertical-align:top}}th{{background:#eee}}
-.nowrap{{white-space:nowrap}}.text{{text-align:left}}td.note,th.note{{text-align:left;min-width:16em;white-space:normal}}
+.nowrap{{white-space:nowrap}}.text{{text-align:left}}
+td.note,th.note{{text-align:left;min-width:16em;white-space:normal}}
 ol.notes{{font-size:0.85em}}img{{max-width:100%}}.headline{{font-size:1.15em;font-weight:bold}}</style></head><body>
 <h1>Disclosure risk and information loss</h1>
 <p>Original file: <code>{esc(str(meta.get('original', '')))}</code>. Records paired by {esc(pairing)}.</p>

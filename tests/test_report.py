@@ -399,6 +399,7 @@ def test_gate_every_attack_refused_is_undecided_not_passed():
     verdict = report.gate(r, 5.0)
     assert verdict["status"] == report.UNDECIDED and len(verdict["undecided"]) == len(ATTACKS)
     assert not any(line.startswith("every attack at or below") for line in verdict["lines"])
+    assert verdict["lines"][-1].startswith("no record-linkage attack ran: the gate cannot pass")
 
 
 def test_gate_is_undecided_when_the_pairing_is_not_verified():

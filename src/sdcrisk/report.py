@@ -281,8 +281,9 @@ def gate(results: pd.DataFrame, limit: float, warnings: list[str] | tuple = ()) 
             why = (["an attack not run could link more"] if len(refused) else []) + \
                   (["the percentages of records that row order may not pair mean nothing"]
                    if len(undecided) > len(refused) else [])
-            lines.append(f"no attack that ran links more than --max-risk {_exact(limit)} %, but the gate cannot "
-                         f"pass: {' and '.join(why)}")
+            ran = len(linkage_rows(results)) > 0
+            lines.append((f"no attack that ran links more than --max-risk {_exact(limit)} %, but" if ran else
+                          "no record-linkage attack ran:") + f" the gate cannot pass: {' and '.join(why)}")
     return {"status": status, "limit": limit, "failed": failed, "undecided": undecided, "lines": lines}
 
 

@@ -24,7 +24,8 @@ import pytest
 import sdcrisk
 import sdcrisk.assessment as assessment
 from sdcrisk.assessment import AssessError, identifier_columns, read_file
-from sdcrisk.cli import EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, main, out_problem
+from sdcrisk.cli import (EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDECIDED, main,
+                         out_problem)
 
 from interrupt import signal_during_attacks
 
@@ -98,6 +99,159 @@ def test_max_risk_outside_0_100_is_refused_before_anything(value, files, tmp_pat
     assert not out.exists()
 
 
+def _refuse(monkeypatch, names):
+    """Make the memory limit refuse the attacks ``names`` as it does an attack expected above it
+    (``_attack_row``'s up-front check, here with an expected peak of 1 PB)."""
+    real = assessment._attack_row
+
+    def row(name, pair, perm, cols, seed, prl_candidates=None, expected=None):
+        return real(name, pair, perm, cols, seed, prl_candidates, 1e15 if name in names else expected)
+
+    monkeypatch.setattr(assessment, "_attack_row", row)
+
+
+def _gate_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("sdcrisk assess: risk gate")]
+
+
+def test_gate_is_undecided_when_an_attack_was_refused(files, tmp_path, capsys, monkeypatch):
+    _refuse(monkeypatch, {"RBRL-Sum"})
+    out = tmp_path / "rep"
+    status = main(["assess", str(files / "original.csv"), str(files / "heavy.csv"), "--attacks", "DBRL,RBRL-Sum",
+                   "--out", str(out), "--quiet", "--max-risk", "60"])
+    captured = capsys.readouterr()
+    doc = json.loads((out / "report.json").read_text())
+    ran = [r for r in doc["results"] if r["measure"] == "DBRL"][0]
+    assert ran["percent"] <= 60 and [r["percent"] for r in doc["results"] if r["measure"] == "RBRL-Sum"] == [None]
+    assert status == EXIT_UNDECIDED == 4
+    lines = _gate_lines(captured.err)
+    assert lines and all(line.startswith("sdcrisk assess: risk gate undecided: ") for line in lines)
+    assert any("RBRL-Sum was not run on" in line and "SDCRISK_MEMORY_LIMIT" in line for line in lines)
+    assert doc["gate_status"] == "undecided" and "RBRL-Sum on heavy.csv, scenario all: not run (" in captured.out
+    assert "RBRL-Sum was not run" in (out / "report.md").read_text()
+
+
+def test_every_attack_refused_does_not_pass_the_gate(files, tmp_path, capsys, monkeypatch):
+    _refuse(monkeypatch, set(assessment.DEFAULT_ATTACKS))
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--attacks", "DBRL,GDBRL,ID",
+                   "--out", str(tmp_path / "rep"), "--quiet", "--max-risk", "5"])
+    err = capsys.readouterr().err
+    assert status == EXIT_UNDECIDED and "every attack at or below" not in err
+    assert sum("was not run" in line for line in _gate_lines(err)) == 2  # DBRL and GDBRL; ID does not gate
+
+
+def test_shuffled_rows_without_an_id_make_the_gate_undecided(files, tmp_path, capsys):
+    masked = pd.read_csv(files / "light.csv").sample(frac=1.0, random_state=4)
+    masked.to_csv(tmp_path / "shuffled.csv", index=False)
+    out = tmp_path / "rep"
+    status = main(["assess", str(files / "original.csv"), str(tmp_path / "shuffled.csv"), "--attacks", "DBRL",
+                   "--out", str(out), "--quiet", "--max-risk", "5"])
+    err = capsys.readouterr().err
+    doc = json.loads((out / "report.json").read_text())
+    assert doc["results"][0]["percent"] <= 5  # wrongly paired: the attack seems to link almost nothing
+    assert status == EXIT_UNDECIDED
+    assert any("pairing could not be verified" in line and "--id" in line for line in _gate_lines(err))
+    # paired by an id, the same records are verified and the gate decides (light: nearly all linked)
+    x = pd.read_csv(files / "original.csv").assign(rid=np.arange(200))
+    x.to_csv(tmp_path / "o_id.csv", index=False)
+    pd.read_csv(files / "light.csv").assign(rid=np.arange(200)).sample(frac=1.0, random_state=4).to_csv(
+        tmp_path / "m_id.csv", index=False)
+    status = main(["assess", str(tmp_path / "o_id.csv"), str(tmp_path / "m_id.csv"), "--id", "rid", "--attacks",
+                   "DBRL", "--out", str(tmp_path / "rep2"), "--quiet", "--max-risk", "5"])
+    assert status == EXIT_GATE
+
+
+def test_an_attack_that_does_not_apply_does_not_hold_the_gate(tmp_path, capsys):
+    x = _original(200).assign(region=np.arange(200) % 5)
+    y = pd.DataFrame(_masked(x[["income", "rent", "tax", "savings"]], 1.0)).assign(region=(np.arange(200) + 1) % 5)
+    x.to_csv(tmp_path / "o.csv", index=False)
+    y.to_csv(tmp_path / "m.csv", index=False)
+    out = tmp_path / "rep"
+    status = main(["assess", str(tmp_path / "o.csv"), str(tmp_path / "m.csv"), "--known", "region",
+                   "--categorical", "region", "--attacks", "DBRL,RBRL-Max", "--out", str(out), "--quiet",
+                   "--max-risk", "50"])
+    captured = capsys.readouterr()
+    doc = json.loads((out / "report.json").read_text())
+    assert [(r["measure"], r["status"]) for r in doc["not_run"]] == [("RBRL-Max", "not applicable")]
+    assert status == EXIT_OK and doc["gate_status"] == "pass" and not _gate_lines(captured.err)
+    assert "RBRL-Max on m.csv, scenario given: not applicable (no numeric known attribute" in captured.out
+
+
+def test_quiet_prints_no_closing_time(files, tmp_path, capsys):
+    args = ["assess", str(files / "original.csv"), str(files / "heavy.csv"), "--attacks", "DBRL"]
+    assert main([*args, "--out", str(tmp_path / "a"), "--quiet"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main([*args, "--out", str(tmp_path / "b")]) == 0
+    assert "done in " in capsys.readouterr().err
+
+
+def test_help_lists_every_attack_assess_runs(capsys, monkeypatch):
+    from sdcrisk.cli import attack_choices
+
+    with pytest.raises(SystemExit):
+        main(["assess", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    described, attacks_help = text.split("positional arguments")[0], text.split("--attacks ATTACKS", 2)[-1]
+    attacks_help = attacks_help.split("(default")[0].replace(" ", "")
+    assert attack_choices()[:5] == ["DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "PRL-graded"]
+    assert attack_choices() and assessment.attack_names(attack_choices()) == list(assessment.DEFAULT_ATTACKS)
+    for name in attack_choices():  # each as --attacks takes it
+        assert name in attacks_help.removeprefix("comma-separatedsubsetof").split(",")
+        assert name == "ID" or name in described
+    # made from sdcrisk.assessment.DEFAULT_ATTACKS, not written out: a new one shows up
+    monkeypatch.setattr(assessment, "DEFAULT_ATTACKS", (*assessment.DEFAULT_ATTACKS, "NEW-RL"))
+    with pytest.raises(SystemExit):
+        main(["assess", "--help"])
+    assert "NEW-RL" in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- L-RL where it does not apply
+def _microaggregated(x: pd.DataFrame, k: int = 3) -> pd.DataFrame:
+    """Univariate microaggregation written out: each attribute's sorted values in groups of k
+    (the last takes the rest), each value replaced by its group's mean."""
+    out = x.copy()
+    for c in x.columns:
+        order = np.argsort(x[c].to_numpy(), kind="stable")
+        groups = np.minimum(np.arange(len(x)) // k, len(x) // k - 1)
+        values = x[c].to_numpy()[order]
+        means = pd.Series(values).groupby(groups).transform("mean").to_numpy()
+        col = np.empty(len(x))
+        col[order] = means
+        out[c] = col
+    return out
+
+
+def test_has_equal_values_matches_a_count_of_distinct_values():
+    from sdcrisk.linkage.location import has_equal_values
+
+    rng = np.random.Generator(np.random.PCG64(3))
+    for trial in range(40):
+        n, m = int(rng.integers(1, 30)), int(rng.integers(1, 4))
+        y = rng.integers(0, int(rng.integers(2, 200)), size=(n, m)).astype(float)
+        columns = sorted(rng.choice(m, size=int(rng.integers(1, m + 1)), replace=False).tolist())
+        expected = any(len(set(y[:, j].tolist())) < n for j in columns)
+        assert has_equal_values(y, columns) == expected
+        assert has_equal_values(y) == any(len(set(y[:, j].tolist())) < n for j in range(m))
+    assert has_equal_values(_microaggregated(_original(60)).to_numpy())
+    assert not has_equal_values(_masked(_original(60), 0.3).to_numpy())
+
+
+def test_l_rl_is_not_applicable_to_a_release_that_is_not_microaggregated(files, tmp_path, capsys):
+    from sdcrisk.linkage.location import LRL_NOT_APPLICABLE
+
+    x = pd.read_csv(files / "original.csv")
+    _microaggregated(x).to_csv(tmp_path / "ma.csv", index=False)
+    out = tmp_path / "rep"
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), str(tmp_path / "ma.csv"),
+                   "--attacks", "L-RL,DBRL", "--out", str(out), "--quiet", "--max-risk", "100"])
+    capsys.readouterr()
+    rows = {(Path(r["masked"]).name, r["measure"]): r for r in json.loads((out / "report.json").read_text())["results"]}
+    assert rows["ma.csv", "L-RL(MA)"]["percent"] is not None  # microaggregated: the attack runs
+    lrl = rows["light.csv", "L-RL(MA)"]
+    assert lrl["percent"] is None and lrl["note"] == f"not applicable: {LRL_NOT_APPLICABLE}"
+    assert status == EXIT_OK  # not applicable: the gate still decides
+
+
 # ----------------------------------------------------------------------------- --out
 def test_out_that_is_a_file_fails_before_any_attack(files, tmp_path, capsys, monkeypatch):
     _no_attack(monkeypatch)
@@ -146,6 +300,53 @@ def test_out_in_a_read_only_place_fails_before_any_attack(existing, files, tmp_p
     line = _one_error_line(capsys.readouterr().err)
     assert status == EXIT_INPUT and f"--out {out}: cannot write in {ro}" in line
     assert not (ro / "rep").exists() and not list(ro.glob(".sdcrisk-probe-*"))
+
+
+def test_out_without_room_for_the_report_fails_before_any_attack(files, tmp_path, capsys, monkeypatch):
+    import shutil
+
+    from sdcrisk.cli import report_bytes
+
+    _no_attack(monkeypatch)
+    need = report_bytes(2)
+    real = shutil.disk_usage
+    seen = []
+
+    def usage(path):
+        seen.append(Path(path))
+        total = real(path).total
+        return type(real(path))(total, total - (need - 1), need - 1)
+
+    monkeypatch.setattr(shutil, "disk_usage", usage)
+    out = tmp_path / "new" / "rep"
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), str(files / "heavy.csv"),
+                   "--out", str(out)])
+    line = _one_error_line(capsys.readouterr().err)
+    assert status == EXIT_INPUT and f"--out {out}: " in line and "KiB free in" in line and "needs about" in line
+    assert seen == [tmp_path] and not (tmp_path / "new").exists()
+    assert report_bytes(1) < report_bytes(2) < report_bytes(3)
+
+
+def test_a_failed_write_prints_the_summary_and_gate_and_leaves_no_directory(files, tmp_path, capsys, monkeypatch):
+    import errno
+
+    import sdcrisk.report as report
+
+    def full(results, out_dir, meta, **kwargs):
+        Path(out_dir).mkdir(parents=True, exist_ok=True)
+        raise OSError(errno.ENOSPC, "No space left on device", str(Path(out_dir) / "report.html"))
+
+    monkeypatch.setattr(report, "write_report", full)
+    out = tmp_path / "a" / "b" / "rep"
+    status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--attacks", "DBRL",
+                   "--out", str(out), "--quiet", "--max-risk", "10"])
+    captured = capsys.readouterr()
+    assert status == EXIT_INPUT
+    assert "DBRL" in captured.out and "Highest risk: DBRL" in captured.out  # the summary came first
+    assert any(line.startswith("sdcrisk assess: risk gate: DBRL links") for line in captured.err.splitlines())
+    assert captured.err.strip().splitlines()[-1].startswith("sdcrisk assess: error: cannot write ")
+    assert "No space left on device" in captured.err
+    assert list(tmp_path.iterdir()) == []  # a, a/b and a/b/rep were the command's: removed
 
 
 def test_out_check_leaves_nothing_behind(tmp_path):
@@ -278,7 +479,7 @@ def test_help_documents_the_exit_statuses_and_the_gate(capsys):
         main(["assess", "--help"])
     text = capsys.readouterr().out
     assert "--max-risk P" in text and "exit status:" in text
-    for code in ("0", "1", "2", "3", "130"):
+    for code in ("0", "1", "2", "3", "4", "130"):
         assert f"\n  {code} " in text
 
 

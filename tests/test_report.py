@@ -313,7 +313,7 @@ def test_report_files_carry_every_column_headline_intervals_and_intruders(tmp_pa
         assert report.headline_text(r).split(" (")[0] in text
         assert "What the intruder knows and does" in text and "PRL-graded" in text
         assert "blocking keys region, sex" in text and "12 blocks" in text and "2.50 % of the records are unique" in text
-        assert "over its tie draws" in text and "95% interval" in text and "random guess %" in text
+        assert "over its tie draws" in text and "95 % interval" in text and "random guess %" in text
         assert "IL-s" in text and "IL1s" in text
     assert page.count("data:image/png;base64,") == 2 and "<script" not in page
     assert sorted(p.name for p in (tmp_path / "rep").iterdir()) == sorted(report.FILES)  # no temporary left
@@ -334,3 +334,192 @@ def test_missing_numbers_in_meta_are_null_in_json(tmp_path):
     doc = json.loads((tmp_path / "report.json").read_text())
     assert doc["blocking"] == {"keys": ["k"], "blocks": 3, "unique_share": None}
     assert "3 blocks" in (tmp_path / "report.md").read_text()
+
+
+# ----------------------------------------------------------------------------- the gate never passes silently
+MEMORY_NOTE = ("not run: GDBRL on 200 records: its expected peak (measured per record at 10^6, sdcrisk.workers) "
+               "is 1.2 GiB; the memory limit is 200 MiB (SDCRISK_MEMORY_LIMIT)")
+UNPAIRED = ("masked.csv: records paired by row order are no closer than random pairs: the masked rows may be in "
+            "another order than the original's; give the id column (--id) if the files have one")
+
+
+def _with(r, measure, percent, note="", masked=None):
+    """``r`` with ``measure``'s row (of the first file, or ``masked``) set to ``percent`` and ``note``."""
+    r = r.copy()
+    at = (r.measure == measure) & (r.masked == (masked or r.masked.iloc[0]))
+    r.loc[at, "percent"] = percent
+    r.loc[at, "note"] = note
+    if not np.isfinite(percent):
+        r.loc[at, ["linked", "low", "high", "draws_low", "draws_high"]] = math.nan
+    return r
+
+
+def _capped(r, cap):
+    """Every linkage percentage of ``r`` at most ``cap`` (so that a gate at ``cap`` has nothing above it)."""
+    r = r.copy()
+    over = (r.kind == report.RISK) & (r.measure != "ID") & (r.percent > cap)
+    r.loc[over, "percent"] = cap
+    r.loc[over, "linked"] = cap / 100.0 * r.loc[over, "n"]
+    low, high = wilson_interval(r.loc[over, "linked"].to_numpy(), r.loc[over, "n"].to_numpy())
+    r.loc[over, "low"], r.loc[over, "high"] = low, high
+    r.loc[over, ["draws_low", "draws_high"]] = math.nan
+    return r
+
+
+def test_gate_prints_the_digits_that_show_a_value_above_the_limit():
+    limit = 32.84
+    for value in (32.84 + 1e-7, 32.8400000000001, 32.845, 40.0):
+        r = _with(_capped(results(1), 30.0), "DBRL", value)
+        (line,) = report.over_limit(r, limit)
+        shown = line.split(" links ")[1].split(" %")[0]
+        decimals = len(shown.split(".")[1])
+        assert float(shown) > limit and decimals >= 2
+        if decimals > 2:  # no fewer digits would show it above the limit
+            assert float(f"{value:.{decimals - 1}f}") <= limit
+        assert line.endswith("above --max-risk 32.84")
+
+
+def test_gate_is_undecided_when_an_attack_was_refused():
+    r = _with(_capped(results(2), 20.0), "GDBRL", math.nan, MEMORY_NOTE)
+    verdict = report.gate(r, 50.0)
+    assert verdict["status"] == report.UNDECIDED and verdict["failed"] == []
+    (why,) = verdict["undecided"]
+    assert "GDBRL was not run on release_00_masked.csv" in why and "memory limit is 200 MiB" in why
+    assert any("gate cannot pass" in line for line in verdict["lines"])
+    # an attack that ran above the limit fails the gate whatever was not run; the missing one is still said
+    failing = report.gate(r, 10.0)
+    assert failing["status"] == report.FAIL and failing["failed"] == report.over_limit(r, 10.0)
+    assert any("GDBRL was not run" in line for line in failing["lines"])
+
+
+def test_gate_every_attack_refused_is_undecided_not_passed():
+    r = results(1)
+    for a in ATTACKS:
+        r = _with(r, a, math.nan, MEMORY_NOTE.replace("GDBRL", a))
+    verdict = report.gate(r, 5.0)
+    assert verdict["status"] == report.UNDECIDED and len(verdict["undecided"]) == len(ATTACKS)
+    assert not any(line.startswith("every attack at or below") for line in verdict["lines"])
+    assert verdict["lines"][-1].startswith("no record-linkage attack ran: the gate cannot pass")
+
+
+def test_gate_is_undecided_when_the_pairing_is_not_verified():
+    r = _capped(results(1), 3.0)
+    assert report.gate(r, 5.0)["status"] == report.PASS
+    verdict = report.gate(r, 5.0, [UNPAIRED])
+    assert verdict["status"] == report.UNDECIDED
+    assert verdict["undecided"] == ["the pairing could not be verified: masked.csv: records paired by row order "
+                                    "are no closer than random pairs (pair them by an id column, --id)"]
+
+
+@pytest.mark.parametrize("note", ["not applicable: the masked file has no groups of k >= 2 equal values "
+                                  "(not microaggregated)",
+                                  "not applicable: no numeric known attribute (the attack compares ordered values only)"])
+def test_an_attack_that_does_not_apply_does_not_hold_the_gate(note):
+    r = _with(_capped(results(1), 20.0), "L-RL(MA)", math.nan, note)
+    r = _with(r, "ID", math.nan, "not applicable: no numeric known attribute")  # ID never gates
+    verdict = report.gate(r, 50.0)
+    assert verdict["status"] == report.PASS and verdict["lines"] == ["every attack at or below --max-risk 50 %"]
+    missing = report.missing_rows(r)
+    assert list(missing.status) == ["not applicable", "not applicable"]
+    assert list(missing.measure) == ["L-RL(MA)", "ID"]
+
+
+def test_the_report_and_the_summary_say_what_was_not_run_and_why_the_gate_is_undecided(tmp_path):
+    r = _with(_capped(results(1), 20.0), "GDBRL", math.nan, MEMORY_NOTE)
+    r = _with(r, "L-RL(MA)", math.nan, "not applicable: the masked file has no groups of k >= 2 equal values")
+    report.write_report(r, tmp_path, {"original": "o.csv", "max_risk": 50.0, "warnings": []})
+    doc = json.loads((tmp_path / "report.json").read_text())
+    assert doc["gate_status"] == "undecided" and doc["gate"] == report.gate(r, 50.0)["lines"]
+    assert [(x["measure"], x["status"]) for x in doc["not_run"]] == [("L-RL(MA)", "not applicable"),
+                                                                   ("GDBRL", "not run")]
+    reason = MEMORY_NOTE[len("not run: "):]
+    md, page = (tmp_path / "report.md").read_text(), (tmp_path / "report.html").read_text()
+    for text in (md, page):
+        assert "Gate undecided" in text and "GDBRL was not run on release_00_masked.csv" in text
+        assert "every attack at or below" not in text
+        assert "no groups of k &gt;= 2 equal values" in text or "no groups of k >= 2 equal values" in text
+    summary = report.summary_text(r)
+    assert f"GDBRL on release_00_masked.csv, scenario all: not run ({reason})" in summary
+    assert "L-RL(MA) on release_00_masked.csv, scenario all: not applicable" in summary
+    gd = [line for line in summary.splitlines() if line.strip().startswith("GDBRL")][0]
+    assert "not run" in gd and "0.00" not in gd
+
+
+# ----------------------------------------------------------------------------- readable tables
+class _Tables:
+    """The tables of an HTML page: each a list of rows of (tag, class, text) cells, and the CSS."""
+
+    def __init__(self, page: str):
+        from html.parser import HTMLParser
+
+        tables, css = [], []
+
+        class P(HTMLParser):
+            cell = None
+
+            def handle_starttag(self, tag, attrs):
+                if tag == "table":
+                    tables.append([])
+                elif tag == "tr":
+                    tables[-1].append([])
+                elif tag in ("td", "th"):
+                    self.cell = [tag, dict(attrs).get("class", ""), ""]
+                elif tag == "style":
+                    self.cell = ["style", "", ""]
+
+            def handle_data(self, data):
+                if self.cell is not None:
+                    self.cell[2] += data
+
+            def handle_endtag(self, tag):
+                if tag in ("td", "th") and self.cell:
+                    tables[-1][-1].append(tuple(self.cell))
+                    self.cell = None
+                elif tag == "style" and self.cell:
+                    css.append(self.cell[2])
+                    self.cell = None
+
+        P().feed(page)
+        self.tables, self.css = tables, "".join(css)
+
+    def headers(self):
+        return [c[2] for t in self.tables for c in t[0]]
+
+
+FIELD_NAMES = {"max_linked_percent", "worst_attack", "worst_scenario", "baseline", "low", "high", "n_known",
+               "measure", "percent", "masked", "note", "n", "linked"}
+
+
+def test_report_tables_have_readable_headers_nowrap_names_and_each_repeated_note_once(tmp_path):
+    r = results(2, seed=7)
+    long_note = " ".join(f"word{k}" for k in range(60))  # a 60-word note on every attack row
+    risk = (r.kind == report.RISK) & (r.measure != "ID")
+    r.loc[risk, "note"] = long_note
+    r.loc[(r.measure == "DBRL") & (r.masked == r.masked.iloc[0]), "note"] = "short"  # one row: stays inline
+    report.write_report(r, tmp_path, {"original": "o.csv"})
+    page, md = (tmp_path / "report.html").read_text(), (tmp_path / "report.md").read_text()
+    assert page.count(long_note) == 1 and md.count(long_note) == 1
+    parsed = _Tables(page)
+    assert not FIELD_NAMES & set(parsed.headers())
+    assert {"highest % linked", "95 % interval", "attack", "notes"} <= set(parsed.headers())
+    css = parsed.css.replace(" ", "")
+    assert ".nowrap{white-space:nowrap}" in css and "min-width" in css.split("td.note")[1].split("}")[0]
+    detail = next(t for t in parsed.tables if "notes" in [c[2] for c in t[0]])
+    head = [c[2] for c in detail[0]]
+    for row in detail[1:]:
+        cells = dict(zip(head, row))
+        assert "nowrap" in cells["attack"][1].split() and "nowrap" in cells["95 % interval"][1].split()
+        assert "note" in cells["notes"][1].split()
+        if cells["attack"][2] not in ("DBRL", "ID"):
+            assert cells["notes"][2] == "[1]"  # the mark of the note given once under the table
+    assert sum(1 for row in detail[1:] if dict(zip(head, row))["notes"][2] == "short") == 1
+    md_heads = [line for line in md.splitlines() if line.startswith("| ")]
+    assert not any(f"| {f} |" in line for line in md_heads for f in FIELD_NAMES)
+    assert report.summary_text(r).count(long_note) == 2  # once per file in the console
+
+
+def test_footnotes_mark_repeated_and_long_notes_once():
+    long = "x" * (report.FOOTNOTE_LENGTH + 1)
+    shown, listed = report.footnotes(["a", "b", "b", "", long, "a", None, "c"])
+    assert listed == ["a", "b", long]
+    assert shown == ["[1]", "[2]", "[2]", "", "[3]", "[1]", "", "c"]

@@ -41,6 +41,7 @@ from .kernels import warm_in_background
 from .linkage.probabilistic import ConvergenceWarning, prl
 from .linkage.base import NotApplicable, checked_links, prepare
 from .linkage.distance import dbrl
+from .linkage.location import LRL_NOT_APPLICABLE, has_equal_values
 from .linkage.global_distance import gdbrl
 from .measures.information_loss import covariances, il_components, il_s_components
 from .measures.interval_disclosure import interval_disclosure_by_attribute
@@ -524,7 +525,11 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
             return _finish(row, name, res.info, credit, None, 0, n, notes, prl_candidates, t0)
         else:
             if not kn:
-                row["note"] = "not run: no numeric known attribute (the attack compares ordered values only)"
+                row["note"] = "not applicable: no numeric known attribute (the attack compares ordered values only)"
+                row["seconds"] = time.perf_counter() - t0
+                return row
+            if name == "L-RL(MA)" and not has_equal_values(pair.y, kn):  # the whole file: blocks may hide groups
+                row["note"] = f"not applicable: {LRL_NOT_APPLICABLE}"
                 row["seconds"] = time.perf_counter() - t0
                 return row
             if changed:
@@ -789,7 +794,7 @@ def _interval_disclosure_row(pair: Pair, cols, label, known_names, by_attribute)
     row = {"measure": "ID", "kind": RISK, "scenario": label, "known": known_names, "n_known": len(cols),
            "n": pair.n, "linked": math.nan, "by_attribute": by_attribute}
     if not kn:
-        row.update(percent=math.nan, note="not run: no numeric known attribute")
+        row.update(percent=math.nan, note="not applicable: no numeric known attribute")
     else:
         value = float(by_attribute[kn].mean())
         # the records are the trials (values of one record are not independent draws): n, not n x attributes

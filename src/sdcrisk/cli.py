@@ -6,9 +6,11 @@ traceback (``SDCRISK_DEBUG=1`` adds it for an internal error); see ``docs/assess
 ``docs/bad_inputs.md``. Exit statuses of ``sdcrisk assess`` (:data:`EXIT_STATUSES`): 0 done;
 1 internal error (an unexpected exception: a defect of sdcrisk or of the machine, e.g. out of
 memory; the line names the exception and where it arose); 2 bad input (files, options, the
-``--out`` place; nothing attacked or nothing written); 3 the report was written and an attack's
-point estimate exceeds ``--max-risk``; 130 interrupted (Ctrl-C; no report written); 143
-terminated (SIGTERM during the attacks; no report written).
+``--out`` place, its free space; nothing attacked or nothing written); 3 the report was written
+and an attack's point estimate exceeds ``--max-risk``; 4 the report was written and the
+``--max-risk`` gate could not be decided (an attack not run, or records that row order does not
+pair; :func:`sdcrisk.report.gate`); 130 interrupted (Ctrl-C; no report written); 143 terminated
+(SIGTERM during the attacks; no report written).
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
+import shutil
 import signal
 import sys
 import tempfile
+import textwrap
 import threading
 import time
 import traceback
@@ -26,10 +30,14 @@ from pathlib import Path
 
 from . import __version__
 
-EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_GATE, EXIT_INTERRUPTED, EXIT_TERMINATED = 0, 1, 2, 3, 130, 143
+EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_GATE, EXIT_UNDECIDED = 0, 1, 2, 3, 4
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
 EXIT_STATUSES = {EXIT_OK: "done", EXIT_INTERNAL: "internal error (an unexpected exception; please report it)",
-                 EXIT_INPUT: "bad input: a file, an option or the --out place (nothing attacked or nothing written)",
+                 EXIT_INPUT: "bad input: a file, an option, the --out place or its free space (nothing attacked "
+                             "or nothing written)",
                  EXIT_GATE: "report written; an attack's point estimate exceeds --max-risk",
+                 EXIT_UNDECIDED: "report written; the --max-risk gate could not be decided: an attack was not run "
+                                 "(e.g. refused by the memory limit) or row order does not pair the records",
                  EXIT_INTERRUPTED: "interrupted (Ctrl-C); no report written",
                  EXIT_TERMINATED: "terminated (SIGTERM, e.g. a batch system's time limit); no report written"}
 
@@ -40,6 +48,38 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
+    def format_help(self):
+        fill = getattr(self, "fill_help", None)  # texts made when help is asked for (_attack_help)
+        if fill is not None:
+            fill(self)
+        return super().format_help()
+
+
+def attack_choices() -> list[str]:
+    """The measures ``--attacks`` takes, as a user types them: :data:`sdcrisk.assessment.DEFAULT_ATTACKS`
+    with the short names it accepts (RS-RL for RS-RL(p<=20%), L-RL for L-RL(MA))."""
+    from .assessment import ATTACK_NAMES, DEFAULT_ATTACKS
+
+    out = []
+    for name in DEFAULT_ATTACKS:
+        short = name.split("(")[0]
+        out.append(short if ATTACK_NAMES.get(short.upper()) == name else name)
+    return out
+
+
+def _attack_help(parser) -> None:
+    """The assess command's description and ``--attacks`` help, listing :func:`attack_choices`
+    (made when help is printed: importing the attacks takes about 0.5 s)."""
+    names = attack_choices()
+    linkage = [n for n in names if n != "ID"]
+    parser.description = textwrap.fill(f"Attack each MASKED file with every record-linkage attack "
+                                       f"({', '.join(linkage)}), interval disclosure (ID) and the information-loss "
+                                       "measures; write report.json, report.md and report.html to --out.", 100,
+                                       break_on_hyphens=False)
+    for action in parser._actions:
+        if "--attacks" in action.option_strings:
+            action.help = f"comma-separated subset of {','.join(names)} (default: all)".replace("%", "%%")
+
 
 def _parser() -> argparse.ArgumentParser:
     p = _Parser(prog="sdcrisk", description="Disclosure risk and information loss of masked microdata.")
@@ -48,9 +88,9 @@ def _parser() -> argparse.ArgumentParser:
     a = sub.add_parser("assess", help="attack masked files with every record-linkage attack and measure "
                                       "their information loss",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
-                       description="Attack each MASKED file with every record-linkage attack (DBRL, RBRL-Sum, "
-                                   "RBRL-Max, PRL, RS-RL, L-RL, GDBRL), interval disclosure and the information-\n"
-                                   "loss measures; write report.json, report.md and report.html to --out.",
+                       description="Attack each MASKED file with every record-linkage attack, interval "
+                                   "disclosure and the information-loss measures; write report.json, report.md and "
+                                   "report.html to --out.",
                        epilog="exit status:\n" + "\n".join(f"  {code:<4} {text}" for code, text in EXIT_STATUSES.items())
                               + "\n\nSee docs/assess.md.")
     a.add_argument("original", help="original file (.csv with a header row, or .parquet)")
@@ -60,8 +100,8 @@ def _parser() -> argparse.ArgumentParser:
     g.add_argument("--known", help="comma-separated attributes the intruder knows (one scenario)")
     g.add_argument("--scenarios", help="first-j-attributes scenarios 'lo..hi' ('half' and 'all' allowed, "
                                        "e.g. 1..all); default: every attribute known")
-    a.add_argument("--attacks", help="comma-separated subset of DBRL,RBRL-Sum,RBRL-Max,PRL,RS-RL,L-RL,GDBRL,ID "
-                                     "(default: all)")
+    a.add_argument("--attacks", help="comma-separated subset of the attacks (default: all)")
+    a.fill_help = _attack_help
     a.add_argument("--prl-candidates", type=int, metavar="K",
                    help="PRL keeps each record's K best candidates, or on tied blocks its K best pairs "
                         "agreeing on several attributes (for files whose candidate graph exceeds the "
@@ -72,13 +112,14 @@ def _parser() -> argparse.ArgumentParser:
                    help="report directory, checked before any attack (default: %(default)s)")
     a.add_argument("--max-risk", metavar="P",
                    help="after writing the report, exit with status 3 when an attack's point estimate of the "
-                        "percent of records correctly linked exceeds P (0-100; ID not counted)")
+                        "percent of records correctly linked exceeds P (0-100; ID not counted), with status 4 "
+                        "when no attack that ran exceeds P but one was not run or the records are not paired")
     a.add_argument("--seed", type=int, default=0, help="seed of the attacks' record order and tie breaks (default 0)")
     a.add_argument("--no-timings", action="store_true",
                    help="leave the clock out of the report (each attack's seconds, the creation time): the same "
                         "files and options then give the same bytes, also through workflow/assess.smk "
                         "(docs/cluster.md)")
-    a.add_argument("--quiet", action="store_true", help="no progress messages")
+    a.add_argument("--quiet", action="store_true", help="no progress messages and no closing time")
     c = sub.add_parser("check-config", help="check config files as the workflow reads them; print the compute estimate",
                        description="Layer each CONFIGFILE on the reference config, as `snakemake --configfile "
                                    "CONFIGFILE` does, validate the result and print its compute estimate (cell jobs, "
@@ -171,6 +212,58 @@ def out_problem(out: str | os.PathLike) -> str | None:
     return None
 
 
+REPORT_BYTES = 256 * 1024  #: a rough bound of the report's size: this much, plus as much again per masked file
+# (measured: 144 KB for one 300-record file with 4 scenarios, 224 KB for three; the figures grow with the files)
+
+
+def report_bytes(files: int) -> int:
+    """The space the report of ``files`` masked files is expected to take, with room to spare."""
+    return REPORT_BYTES * (1 + files)
+
+
+def _existing_place(out: Path) -> Path:
+    """``out`` or its nearest existing parent: where the report's directory is or will be created."""
+    place = out
+    while not place.exists() and place != place.parent:
+        place = place.parent
+    return place
+
+
+def space_problem(out: str | os.PathLike, files: int) -> str | None:
+    """Why the report of ``files`` masked files will not fit in ``out``'s file system (``None``
+    when it will): its free space (:func:`shutil.disk_usage`) below :func:`report_bytes`. Checked
+    before any attack, so that a full disk does not waste the attacks' time."""
+    out = Path(out)
+    place = _existing_place(out)
+    need = report_bytes(files)
+    try:
+        free = shutil.disk_usage(place).free
+    except OSError:  # cannot tell: the writing itself will say
+        return None
+    if free < need:
+        return (f"--out {out}: {free / 1024:,.0f} KiB free in {place}; the report of {files} masked file(s) needs "
+                f"about {need / 1024:,.0f} KiB")
+    return None
+
+
+def _missing_dirs(out: Path) -> list[Path]:
+    """The directories that writing into ``out`` would create, deepest first."""
+    made = []
+    while not out.exists() and out != out.parent:
+        made.append(out)
+        out = out.parent
+    return made
+
+
+def _remove_empty(dirs: list[Path]) -> None:
+    """Remove the directories ``dirs`` (deepest first) that the command created and left empty."""
+    for d in dirs:
+        try:
+            d.rmdir()
+        except OSError:  # not empty, or gone
+            return
+
+
 def _where(exc: BaseException) -> str:
     """The innermost frame of the package in ``exc``'s traceback: ' at path:line (function)'
     (:func:`sdcrisk.workers.where`; an attack worker's error carries its own)."""
@@ -203,7 +296,7 @@ def assess_command(args) -> int:
         return _fail(str(exc))
     if args.id is not None and not args.id.strip():
         return _fail("--id: empty column name")
-    problem = out_problem(args.out)
+    problem = out_problem(args.out) or space_problem(args.out, len(args.masked))
     if problem:
         return _fail(problem)
     start = time.perf_counter()
@@ -270,7 +363,7 @@ def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
 
 def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
     from .assessment import READERS, AssessError, assess, read_file
-    from .report import over_limit, preload, summary_text, write_report
+    from .report import FAIL, UNDECIDED, gate, preload, summary_text, write_report
 
     extra = {"categorical": _split(args.categorical)} if args.categorical else {}
     try:
@@ -294,27 +387,37 @@ def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
     meta = report_meta(args.original, args.masked, tables, args.seed, args.argv, limit)
     warned = meta["warnings"]
     restore_sigint()  # from here Ctrl-C is a KeyboardInterrupt: the writer removes its temporary files
+    # the summary and the gate first: a report that cannot be written (a full disk) loses neither
+    print(summary_text(results), flush=True)
+    for w in warned:
+        print(f"warning: {w}", file=sys.stderr)
+    status = EXIT_OK
+    if limit is not None:
+        verdict = gate(results, limit, warned)
+        for line in verdict["failed"]:
+            print(f"sdcrisk assess: risk gate: {line}", file=sys.stderr)
+        for line in verdict["undecided"]:
+            print(f"sdcrisk assess: risk gate undecided: {line}", file=sys.stderr)
+        if verdict["status"] == UNDECIDED:
+            print(f"sdcrisk assess: risk gate undecided: {verdict['lines'][-1]}", file=sys.stderr)
+        status = {FAIL: EXIT_GATE, UNDECIDED: EXIT_UNDECIDED}.get(verdict["status"], EXIT_OK)
+    sys.stderr.flush()
     out = Path(args.out)
-    created = not out.exists()
+    made = _missing_dirs(out)
     try:
         files = write_report(results, out, meta, **({"timings": False} if args.no_timings else {}))
     except OSError as exc:  # a read-only place, a full disk
         from .data import write_error
 
-        return _fail(str(write_error(exc, exc.filename or args.out)))
+        _remove_empty(made)
+        return _fail(str(write_error(exc, exc.filename or args.out)) + "; no report written")
     except KeyboardInterrupt:
-        if created and out.is_dir() and not any(out.iterdir()):
-            out.rmdir()
+        _remove_empty(made)
         raise
-    print(summary_text(results))
     print(f"records paired by {meta['pairing'].split(' (')[0]}; report: " + ", ".join(str(f) for f in files))
-    for w in warned:
-        print(f"warning: {w}", file=sys.stderr)
-    print(f"done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
-    failed = over_limit(results, limit) if limit is not None else []
-    for line in failed:
-        print(f"sdcrisk assess: risk gate: {line}", file=sys.stderr, flush=True)
-    return EXIT_GATE if failed else EXIT_OK
+    if not args.quiet:
+        print(f"done in {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    return status
 
 
 def check_config_command(args) -> int:

@@ -184,18 +184,107 @@ def headline_text(results: pd.DataFrame) -> str:
             + (f", scenario {t.worst_scenario}" if t.worst_scenario else "") + guess + ".")
 
 
+def _exact(value: float) -> str:
+    """``value`` as the user would write it: the shortest text that reads back as the same number."""
+    text = f"{value:g}"
+    return text if float(text) == value else repr(float(value))
+
+
+def _above(value: float, limit: float) -> str:
+    """``value`` with 2 decimals, or as many more as it takes to show that it exceeds ``limit``
+    (32.8400001 against 32.84 would otherwise print as 32.84)."""
+    for digits in range(2, 16):
+        if float(f"{value:.{digits}f}") > limit:
+            return f"{value:.{digits}f}"
+    return repr(float(value))
+
+
 def over_limit(results: pd.DataFrame, limit: float) -> list[str]:
     """The ``--max-risk`` gate: one line per masked file whose headline (highest point estimate
-    over the record-linkage attacks) exceeds ``limit`` percent, naming the attack and file."""
+    over the record-linkage attacks) exceeds ``limit`` percent, naming the attack and file; the
+    percentage has as many decimals as it takes to differ from ``limit``."""
     out = []
     for t in headline(results).itertuples():
         if np.isfinite(t.max_linked_percent) and t.max_linked_percent > limit:
             ci = _interval(t.low, t.high)
-            out.append(f"{t.worst_attack} links {t.max_linked_percent:.2f} % of the records of {t.masked}"
+            out.append(f"{t.worst_attack} links {_above(t.max_linked_percent, limit)} % of the records of {t.masked}"
                        + (f" (95 % interval {ci} %)" if ci else "")
                        + (f", scenario {t.worst_scenario}" if t.worst_scenario else "")
-                       + f": above --max-risk {limit:g}")
+                       + f": above --max-risk {_exact(limit)}")
     return out
+
+
+#: The start of a row's ``note`` for a measure that does not apply to the file by design (it could
+#: link nothing there: e.g. L-RL(MA) on a release that is not microaggregated); such a row does not
+#: hold the ``--max-risk`` gate back. The second form is :mod:`sdcrisk.assessment`'s for an
+#: attack that compares ordered values when the scenario knows no numeric attribute.
+NOT_APPLICABLE_NOTES = ("not applicable",)
+#: The part of :func:`sdcrisk.assessment.assess`'s warning saying that row order does not pair the records.
+UNPAIRED_WARNING = "no closer than random pairs"
+PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
+
+
+def missing_rows(results: pd.DataFrame) -> pd.DataFrame:
+    """The risk rows without a result (``percent`` missing): ``masked``, ``measure``,
+    ``scenario``, ``status`` ("not applicable": the measure does not apply to the file by design,
+    :data:`NOT_APPLICABLE_NOTES`; else "not run": refused, e.g. by the memory limit) and
+    ``reason`` (the note without its "not run: " / "not applicable: " start)."""
+    r = _complete(results)
+    r = r[(r.kind == RISK) & r.percent.isna()]
+    notes = r.note.fillna("").astype(str)
+    status = ["not applicable" if n.startswith(NOT_APPLICABLE_NOTES) else "not run" for n in notes]
+    reason = []
+    for n in notes:
+        for start in ("not applicable: ", "not run: "):
+            if n.startswith(start):
+                n = n[len(start):]
+                break
+        reason.append(n or "no result (no reason given)")
+    return pd.DataFrame({"masked": r.masked.to_numpy(), "measure": r.measure.to_numpy(),
+                         "scenario": r.scenario.fillna("").to_numpy(), "status": status, "reason": reason})
+
+
+def missing_text(results: pd.DataFrame) -> list[str]:
+    """One line per risk row without a result: what was not run (or does not apply) and why."""
+    return [f"{x.measure} on {Path(str(x.masked)).name}" + (f", scenario {x.scenario}" if x.scenario else "")
+            + f": {x.status} ({x.reason})" for x in missing_rows(results).itertuples()]
+
+
+def unpaired_files(warnings: list[str] | tuple = ()) -> list[str]:
+    """The warnings saying that paired records are no closer than random pairs (a shuffled
+    release without ``--id``): the attacks' percentages then measure nothing."""
+    return [w for w in warnings or () if UNPAIRED_WARNING in str(w)]
+
+
+def gate(results: pd.DataFrame, limit: float, warnings: list[str] | tuple = ()) -> dict:
+    """The ``--max-risk`` verdict: ``status`` :data:`FAIL` when a file's headline exceeds
+    ``limit`` (``failed``: :func:`over_limit`'s lines), else :data:`UNDECIDED` when the gate cannot
+    vouch for the files (``undecided``: one line per reason: a record-linkage attack requested but
+    not run, e.g. refused by the memory limit, could link more than the limit; records paired by
+    row order no closer than random pairs make every percentage meaningless), else :data:`PASS`.
+    An attack that does not apply to a file by design (:data:`NOT_APPLICABLE_NOTES`) links
+    nothing and does not hold the gate back; ID never gates (module docstring). ``lines``: the
+    verdict as the report prints it."""
+    failed = over_limit(results, limit)
+    missing = missing_rows(results)
+    refused = missing[(missing.status == "not run") & (missing.measure != "ID")]
+    undecided = [f"the pairing could not be verified: {w[:w.index(UNPAIRED_WARNING) + len(UNPAIRED_WARNING)]} "
+                 "(pair them by an id column, --id)" for w in unpaired_files(warnings)]
+    undecided += [f"{x.measure} was not run on {x.masked}" + (f", scenario {x.scenario}" if x.scenario else "")
+                  + f" ({x.reason})" for x in refused.itertuples()]
+    status = FAIL if failed else UNDECIDED if undecided else PASS
+    if status == PASS:
+        lines = [f"every attack at or below --max-risk {_exact(limit)} %"]
+    else:
+        lines = failed + [f"undecided: {u}" for u in undecided]
+        if status == UNDECIDED:
+            why = (["an attack not run could link more"] if len(refused) else []) + \
+                  (["the percentages of records that row order may not pair mean nothing"]
+                   if len(undecided) > len(refused) else [])
+            ran = len(linkage_rows(results)) > 0
+            lines.append((f"no attack that ran links more than --max-risk {_exact(limit)} %, but" if ran else
+                          "no record-linkage attack ran:") + f" the gate cannot pass: {' and '.join(why)}")
+    return {"status": status, "limit": limit, "failed": failed, "undecided": undecided, "lines": lines}
 
 
 def draws_text(results: pd.DataFrame) -> list[str]:
@@ -242,23 +331,75 @@ def intruder_lines(results: pd.DataFrame) -> list[tuple[str, str]]:
     return [(n, INTRUDER.get(n, "a registered attack (see its docstring).")) for n in names]
 
 
-def summary_text(results: pd.DataFrame) -> str:
-    """The console summary: risk per attack and scenario with its 95 % interval, then IL, per masked file."""
+#: Column headers of the report's tables, for readers rather than programs (report.json keeps the
+#: field names).
+HEADERS = {"masked": "masked file", "measure": "attack", "scenario": "scenario", "n_known": "attributes known",
+           "n": "records", "linked": "records linked", "percent": "% linked", "95% interval": "95 % interval",
+           "random guess %": "random guess %", "tie draws %": "% over tie draws", "seconds": "seconds",
+           "note": "notes", "max_linked_percent": "highest % linked", "baseline": "random guess %",
+           "worst_attack": "by attack", "worst_scenario": "scenario"}
+NOWRAP = {"masked file", "attack", "scenario", "95 % interval", "% over tie draws", "% linked", "by attack"}
+TEXT_COLUMNS = {"masked file", "attack", "scenario", "by attack"}  #: left-aligned in the HTML tables
+FOOTNOTE_LENGTH = 60  #: notes longer than this (or on more than one row) are given once, under their table
+
+
+def footnotes(notes) -> tuple[list[str], list[str]]:
+    """Each row's note as shown in a table, and the notes given once under it: a note on more than
+    one row, or longer than :data:`FOOTNOTE_LENGTH` characters, becomes a mark ``[k]`` pointing to
+    the k-th entry of the list (the first time it appears); a short note of one row stays as it is."""
+    notes = ["" if not isinstance(v, str) else v for v in notes]
+    counts = pd.Series([v for v in notes if v]).value_counts().to_dict() if any(notes) else {}
+    listed: list[str] = []
+    shown = []
+    for v in notes:
+        if v and (counts[v] > 1 or len(v) > FOOTNOTE_LENGTH):
+            if v not in listed:
+                listed.append(v)
+            shown.append(f"[{listed.index(v) + 1}]")
+        else:
+            shown.append(v)
+    return shown, listed
+
+
+def _status_text(results: pd.DataFrame) -> pd.Series:
+    """Per row of ``results`` (completed): "not run" / "not applicable" where a risk row has no
+    result (:func:`missing_rows`), else ""."""
     r = _complete(results)
+    out = pd.Series("", index=r.index, dtype=object)
+    missing = (r.kind == RISK) & r.percent.isna()
+    notes = r.note.fillna("").astype(str)
+    out[missing] = ["not applicable" if n.startswith(NOT_APPLICABLE_NOTES) else "not run" for n in notes[missing]]
+    return out
+
+
+def summary_text(results: pd.DataFrame) -> str:
+    """The console summary: risk per attack and scenario with its 95 % interval, then IL, per masked
+    file; a note on several rows (or a long one) once, under its file's table; then the attacks not
+    run (or not applicable) with their reasons and the headline sentence."""
+    r = _complete(results)
+    status = _status_text(r)
     lines = []
     for masked, g in r.groupby("masked", sort=False):
         lines.append(f"{masked}")
         lines.append(f"  {'attack':<15}{'scenario':<10}{'linked':>9}{'%':>8}  {'95% interval':<13}{'guess %':>8}"
                      f"{'seconds':>9}")
-        for x in g[g.kind == RISK].itertuples():
+        risk = g[g.kind == RISK]
+        shown, listed = footnotes([("" if status[i] else x.note) for i, x in zip(risk.index, risk.itertuples())])
+        for i, x, note in zip(risk.index, risk.itertuples(), shown):
             linked = pd.to_numeric(pd.Series([x.linked]), errors="coerce").iloc[0]
             linked = f"{linked:.1f}" if np.isfinite(linked) else ""
-            lines.append(f"  {x.measure:<15}{x.scenario:<10}{linked:>9}{_fmt(x.percent):>8}  "
+            pct = _fmt(x.percent) if not status[i] else "n/a" if status[i] == "not applicable" else "not run"
+            lines.append(f"  {x.measure:<15}{x.scenario:<10}{linked:>9}{pct:>8}  "
                          f"{_interval(x.low, x.high):<13}{_fmt(x.baseline):>8}{_fmt(x.seconds):>9}"
-                         + (f"  ({x.note})" if isinstance(x.note, str) and x.note else ""))
+                         + (f"  {note}" if note.startswith("[") else f"  ({note})" if note else ""))
+        lines.extend(f"  [{k}] {v}" for k, v in enumerate(listed, start=1))
         il = g[g.kind == LOSS].set_index("measure").percent
         if len(il):
             lines.append("  information loss (%): " + ", ".join(f"{k} {v:.2f}" for k, v in il.items()))
+    missing = missing_text(results)
+    if missing:
+        lines.append("Attacks without a result:")
+        lines.extend(f"  {m}" for m in missing)
     text = headline_text(results)
     return "\n".join(lines + ([text] if text else []))
 
@@ -455,19 +596,60 @@ def _png(fig) -> str:
 
 
 # ----------------------------------------------------------------------------- writers
-def _markdown_table(df: pd.DataFrame) -> str:
+def _markdown_table(df: pd.DataFrame, notes: list[str] = ()) -> str:
     cols = list(df.columns)
     out = ["| " + " | ".join(cols) + " |", "|" + "---|" * len(cols)]
     for row in df.itertuples(index=False):
         out.append("| " + " | ".join(_fmt(v).replace("|", "\\|") for v in row) + " |")
+    if notes:
+        out += ["", "Notes:", "", *[f"[{k}] {v}  " for k, v in enumerate(notes, start=1)]]
     return "\n".join(out)
 
 
-def _html_table(df: pd.DataFrame) -> str:
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in df.columns)
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(v))}</td>" for v in row) + "</tr>"
-                   for row in df.itertuples(index=False))
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+def _html_table(df: pd.DataFrame, notes: list[str] = (), wide: bool = False) -> str:
+    """A table with the columns of :data:`NOWRAP` kept on one line, text columns left-aligned, the
+    notes column given room, and the notes given once under it (``notes``, marked ``[k]``)."""
+    def cls(c):
+        names = ((["nowrap"] if c in NOWRAP else []) + (["text"] if c in TEXT_COLUMNS else [])
+                 + (["note"] if c == "notes" else []))
+        return f' class="{" ".join(names)}"' if names else ""
+
+    head = "".join(f"<th{cls(c)}>{html.escape(str(c))}</th>" for c in df.columns)
+    body = "".join("<tr>" + "".join(f"<td{cls(c)}>{html.escape(_fmt(v))}</td>" for c, v in zip(df.columns, row))
+                   + "</tr>" for row in df.itertuples(index=False))
+    listed = ('<ol class="notes">' + "".join(f"<li>{html.escape(v)}</li>" for v in notes) + "</ol>") if notes else ""
+    kind = ' class="results"' if wide else ""
+    table = f"<table{kind}><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+    return f'<div class="scroll">{table}</div>{listed}'
+
+
+def headline_display(results: pd.DataFrame) -> pd.DataFrame:
+    """The summary table as the report shows it: :func:`headline` with readable headers and the
+    interval in one column."""
+    top = headline(results)
+    return pd.DataFrame({"masked file": top.masked, "highest % linked": top.max_linked_percent,
+                         "95 % interval": [_interval(a, b) for a, b in zip(top.low, top.high)],
+                         "by attack": top.worst_attack, "scenario": top.worst_scenario,
+                         "random guess %": top.baseline, "IL": top.IL, "IL-s": top["IL-s"]})
+
+
+def risk_display(results: pd.DataFrame, timings: bool = True) -> tuple[pd.DataFrame, list[str]]:
+    """The detailed risk table as the report shows it (:func:`risk_table` with readable headers;
+    "not run" / "not applicable" in place of a missing percentage, its reason given in the list of
+    attacks without a result) and the notes given once under it (:func:`footnotes`)."""
+    r = _complete(results)
+    status = _status_text(r)[r.kind == RISK].to_numpy()
+    table = risk_table(results)
+    if not timings:
+        table = table.drop(columns="seconds")
+    table["percent"] = [s if s else v for s, v in zip(status, table.percent.astype(object))]
+    shown, listed = footnotes([("" if s else n) for s, n in zip(status, table.note)])
+    table["note"] = shown
+    return table.rename(columns=HEADERS), listed
+
+
+def loss_display(results: pd.DataFrame) -> pd.DataFrame:
+    return loss_table(results).rename(columns=HEADERS)
 
 
 def _meta(meta: dict) -> dict:
@@ -514,61 +696,70 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
     if not timings:
         info.pop("created", None)
         info["timings"] = False
-    risk, loss, top = risk_table(results), loss_table(results), headline(results)
-    if not timings:
-        risk = risk.drop(columns="seconds")
+    top = headline(results)
+    (risk, risk_notes), loss, summary = risk_display(results, timings), loss_display(results), headline_display(results)
     intruder = intruder_lines(results)
     blocking, draws, sentence = blocking_text(meta), draws_text(results), headline_text(results)
+    missing = missing_text(results)
     plt = _pyplot()
     fig1, fig2 = risk_utility_map(results), attack_chart(results)
     try:
         ru_png, chart_png = _png(fig1), _png(fig2)
     finally:
         plt.close(fig1), plt.close(fig2)
-    gate = []
-    if meta.get("max_risk") is not None:
-        failed = over_limit(results, float(meta["max_risk"]))
-        gate = failed or [f"every attack at or below --max-risk {float(meta['max_risk']):g} %"]
+    warned = meta.get("warnings") or []
+    verdict = gate(results, float(meta["max_risk"]), warned) if meta.get("max_risk") is not None else None
+    lines = verdict["lines"] if verdict else []
     doc = {"meta": _plain(info), "units": UNITS_TEXT, "headline_text": sentence, "headline": _records(top),
-           "intruder": dict(intruder), "blocking": _plain(meta.get("blocking") or {}), "gate": gate,
+           "intruder": dict(intruder), "blocking": _plain(meta.get("blocking") or {}), "gate": lines,
+           "gate_status": verdict["status"] if verdict else None, "not_run": _records(missing_rows(results)),
            "results": _records(results[[*[c for c in RESULT_COLUMNS if timings or c != "seconds"], "masked",
                                         *[c for c in results.columns if c not in RESULT_COLUMNS + ["masked"]]]])}
     stamp = f"sdcrisk {__version__}, " + (f"{info['created']}, " if timings else "") + f"seed {meta.get('seed', 0)}."
     pairing = meta.get("pairing", "")
-    warned = meta.get("warnings") or []
+    gate_title = {PASS: "Gate passed", FAIL: "Gate failed", UNDECIDED: "Gate undecided"}
+    gate_head = gate_title[verdict["status"]] if verdict else ""
+    missing_intro = ("Attacks without a result (not run: refused, e.g. by the memory limit, they could link more "
+                     "than shown, and the --max-risk gate cannot pass; not applicable: the attack does not apply to "
+                     "the file and links nothing):")
     md = ["# Disclosure risk and information loss", "",
           f"Original file: `{meta.get('original', '')}`. Records paired by {pairing}.", "",
           stamp, "",
           *[f"**Warning:** {w}\n" for w in warned],
           "## Summary", "", *([f"**{sentence}**", ""] if sentence else []),
-          *[f"**Gate:** {g}\n" for g in gate],
-          _markdown_table(top), "",
+          *[f"**{gate_head}:** {g}\n" for g in lines],
+          _markdown_table(summary), "",
+          *([missing_intro, "", *[f"- {m}" for m in missing], ""] if missing else []),
           "## What the intruder knows and does", "", *[f"- **{n}**: {t}" for n, t in intruder], "",
           *(["## Blocking", "", *[f"- {b}" for b in blocking], ""] if blocking else []),
-          "## Disclosure risk", "", _markdown_table(risk), "",
+          "## Disclosure risk", "", _markdown_table(risk, risk_notes), "",
           *(["Tie draws:", "", *[f"- {d}" for d in draws], ""] if draws else []),
           "## Information loss (%)", "", _markdown_table(loss), "", "## Units", "", UNITS_TEXT, ""]
     esc = html.escape
+    gate_colour = {PASS: "#060", FAIL: "#a00", UNDECIDED: "#a50"}.get(verdict["status"] if verdict else "", "#222")
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>sdcrisk report</title>
-<style>body{{font-family:sans-serif;max-width:60em;margin:2em auto;color:#222}}
-table{{border-collapse:collapse;margin:1em 0;font-size:0.85em}}td,th{{border:1px solid #bbb;padding:0.25em 0.5em;text-align:right}}
-th{{background:#eee}}td:first-child,th:first-child{{text-align:left}}img{{max-width:100%}}
-.headline{{font-size:1.15em;font-weight:bold}}</style></head><body>
+<style>body{{font-family:sans-serif;max-width:80em;margin:2em auto;padding:0 1em;color:#222}}
+.scroll{{overflow-x:auto}}table{{border-collapse:collapse;margin:1em 0;font-size:0.85em}}table.results{{width:100%}}
+td,th{{border:1px solid #bbb;padding:0.25em 0.5em;text-align:right;vertical-align:top}}th{{background:#eee}}
+.nowrap{{white-space:nowrap}}.text{{text-align:left}}
+td.note,th.note{{text-align:left;min-width:16em;white-space:normal}}
+ol.notes{{font-size:0.85em}}img{{max-width:100%}}.headline{{font-size:1.15em;font-weight:bold}}</style></head><body>
 <h1>Disclosure risk and information loss</h1>
 <p>Original file: <code>{esc(str(meta.get('original', '')))}</code>. Records paired by {esc(pairing)}.</p>
 <p>{esc(stamp)}</p>
 {"".join(f'<p style="color:#a00"><b>Warning:</b> {esc(w)}</p>' for w in warned)}
 <h2>Summary</h2>
 {f'<p class="headline">{esc(sentence)}</p>' if sentence else ''}
-{"".join(f'<p><b>Gate:</b> {esc(g)}</p>' for g in gate)}
-{_html_table(top)}
+{"".join(f'<p style="color:{gate_colour}"><b>{esc(gate_head)}:</b> {esc(g)}</p>' for g in lines)}
+{_html_table(summary)}
+{(f"<p>{esc(missing_intro)}</p><ul>" + "".join(f"<li>{esc(m)}</li>" for m in missing) + "</ul>") if missing else ""}
 <h2>What the intruder knows and does</h2>
 <ul>{"".join(f"<li><b>{esc(n)}</b>: {esc(t)}</li>" for n, t in intruder)}</ul>
 {("<h2>Blocking</h2><ul>" + "".join(f"<li>{esc(b)}</li>" for b in blocking) + "</ul>") if blocking else ""}
 <h2>Risk-utility map</h2><img alt="risk-utility map" src="data:image/png;base64,{ru_png}">
 <h2>Disclosure risk per attack</h2><img alt="disclosure risk per attack" src="data:image/png;base64,{chart_png}">
-{_html_table(risk)}
+{_html_table(risk, risk_notes, wide=True)}
 {("<p>Tie draws:</p><ul>" + "".join(f"<li>{esc(d)}</li>" for d in draws) + "</ul>") if draws else ""}
 <h2>Information loss (%)</h2>{_html_table(loss)}
 <h2>Units</h2><p>{esc(UNITS_TEXT)}</p>

@@ -50,6 +50,31 @@ MA_RULES = ("group", "window")
 METHODS = ("tree", "brute")
 
 
+#: Why L-RL(MA) does not apply to a release (:func:`has_equal_values` false): the row's note in
+#: ``sdcrisk assess``, after "not applicable: ".
+LRL_NOT_APPLICABLE = ("the masked file has no two equal values in any known attribute, so no group of k >= 2 "
+                      "equal records: it was not microaggregated, and L-RL(MA) locates records by such groups")
+
+
+def has_equal_values(y: np.ndarray, columns=None) -> bool:
+    """Whether some column of ``y`` (those of ``columns``, default all) holds a value twice.
+
+    Univariate microaggregation with k >= 2 (and MDAV) leaves every attribute in groups of at
+    least k equal values (Nin, Herranz & Torra (2007) §4.1.2-4.1.3), the groups L-RL(MA) maps onto
+    the original ranks. A release with no repeated value in any known attribute was not
+    microaggregated: L-RL(MA) does not apply to it (``sdcrisk assess`` reports it as not
+    applicable instead of a percentage). Columns are sorted one at a time, stopping at the first
+    repeat, so no copy of ``y`` is made."""
+    y = np.asarray(y)
+    if y.ndim == 1:
+        y = y[:, None]
+    for j in range(y.shape[1]) if columns is None else columns:
+        col = np.sort(y[:, j])
+        if col.size > 1 and bool(np.any(col[1:] == col[:-1])):
+            return True
+    return False
+
+
 # ---------------------------------------------------------------- candidate intervals
 def _sorted_masked(y: np.ndarray):
     """``(order, ysorted, pos)``: per column the stable sort order of the masked values, the sorted

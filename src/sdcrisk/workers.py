@@ -280,8 +280,9 @@ def _running(name: str, known: int, n: int, elapsed: float, searched: bool = Fal
         hint = ""
     elif expect > elapsed:
         hint = f", about {expect - elapsed:.0f} s left (estimated from the reference machine)"
-    else:
-        hint = f", past the {expect:.0f} s estimated from the reference machine"
+    else:  # the estimate holds for the reference runs' untied values: none is left to give
+        hint = (f", beyond the {expect:.0f} s estimated from the reference machine on untied values "
+                "(tied values make the attacks compare more pairs)")
     return f"{name}, {known} known attribute(s): running for {elapsed:.0f} s{hint}"
 
 

@@ -134,14 +134,14 @@ class MaskingMethod:
         expected = f"expected numbers of the input's shape {x.shape} (records x attributes)"
         if not hasattr(out, "__array__"):
             raise ValueError(f"masking method {self.name!r} returned a {type(out).__name__}; {expected}")
-        if isinstance(out, np.ndarray) and np.may_share_memory(out, x):
-            raise ValueError(f"masking method {self.name!r} returned its input (or a view of it), changed in "
-                             "place; expected a new array, its input left unchanged (e.g. x + noise, not x += noise)")
         out = np.asarray(out)
         if out.shape != x.shape:
             raise ValueError(f"masking method {self.name!r} returned shape {out.shape}; {expected}")
         if out.dtype.kind not in "iuf":
             raise ValueError(f"masking method {self.name!r} returned values of dtype {out.dtype}; {expected}")
+        if np.may_share_memory(out, x):
+            raise ValueError(f"masking method {self.name!r} returned its input (or a view of it), changed in "
+                             "place; expected a new array, its input left unchanged (e.g. x + noise, not x += noise)")
         out = out.astype(np.float64, copy=False)
         bad = ~np.isfinite(out)
         if bad.any():

@@ -224,3 +224,256 @@ def test_a_config_mistake_under_snakemake_is_one_line_without_traceback(tmp_path
     assert line.startswith("CONFIG ERROR: config: ") and message in line, out
     assert "Traceback" not in out and 'File "' not in out, out
     assert not (tmp_path / "w" / "results").exists()
+
+
+# ----------------------------------------------------------------------------- sdcrisk assess: the fault-injection campaign
+def _pair_files(tmp_path, n=300, m=3, kind="csv", seed=0):
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    x = pd.DataFrame(rng.lognormal(size=(n, m)), columns=[f"a{j}" for j in range(m)])
+    y = x * (1 + 0.05 * rng.normal(size=x.shape))
+    o, mk = tmp_path / f"o.{kind}", tmp_path / f"m.{kind}"
+    if kind == "csv":
+        x.to_csv(o, index=False), y.to_csv(mk, index=False)
+    else:
+        x.to_parquet(o), y.to_parquet(mk)
+    return str(o), str(mk)
+
+
+def _nothing_read(monkeypatch):
+    """Any read of a file's records fails the test: the check must come before the reading."""
+    import pandas as pd
+
+    from sdcrisk import assessment
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a file was read")
+
+    monkeypatch.setattr(pd, "read_csv", refuse)
+    monkeypatch.setattr(assessment, "read_table", refuse)
+
+
+def _one_line(capsys) -> str:
+    err = capsys.readouterr().err
+    assert err.startswith("sdcrisk assess: error: ") and err.count("\n") == 1, err
+    return err
+
+
+@pytest.mark.parametrize("kind", ["csv", "parquet"])
+def test_a_file_pair_above_the_memory_limit_is_refused_before_reading(tmp_path, monkeypatch, capsys, kind):
+    o, m = _pair_files(tmp_path, 300, 3, kind)
+    monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "10K")
+    _nothing_read(monkeypatch)
+    out = tmp_path / "rep"
+    assert main(["assess", o, m, "--out", str(out), "--quiet"]) == 2
+    err = _one_line(capsys)
+    need = 16 * (300 * 3 + 300 * 3)  # 16 bytes per value of each file (sdcrisk.workers.READ_BYTES_PER_VALUE)
+    assert f"{o} and {m}: reading them needs about {need / 1024:.1f} KiB (about 300 records x 3 columns" in err, err
+    assert "more than the memory limit of 10.0 KiB (SDCRISK_MEMORY_LIMIT)" in err, err
+    assert not out.exists()
+    from sdcrisk.assessment import AssessError, assess  # the library refuses the same way
+
+    with pytest.raises(AssessError, match="reading them needs about"):
+        assess(o, m)
+
+
+def test_every_attack_above_the_memory_limit_is_refused_before_reading(tmp_path, monkeypatch, capsys):
+    from sdcrisk.workers import _WORKER_BASE, PEAK_BYTES_PER_RECORD
+
+    o, m = _pair_files(tmp_path, 300, 3)
+    monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "100M")
+    monkeypatch.setenv("SDCRISK_WORKER_MIN", "0")  # the attacks run in workers, which refuse each
+    least = min(PEAK_BYTES_PER_RECORD, key=PEAK_BYTES_PER_RECORD.get)
+    with monkeypatch.context() as patch:
+        _nothing_read(patch)
+        assert main(["assess", o, m, "--out", str(tmp_path / "rep"), "--quiet"]) == 2
+    err = _one_line(capsys)
+    need = (_WORKER_BASE + 300 * PEAK_BYTES_PER_RECORD[least]) / 2**30
+    assert (f"{o}: about 300 records (estimated from the file's size): every attack asked for needs more than the "
+            f"memory limit of 100.00 MiB (SDCRISK_MEMORY_LIMIT), the least {least} about {need:.2f} GiB") in err, err
+    assert main(["assess", o, m, "--out", str(tmp_path / "rep"), "--quiet", "--attacks", "ID"]) == 0  # no attack
+
+
+def test_out_of_memory_while_reading_is_an_internal_error_with_the_estimate(tmp_path, monkeypatch, capsys):
+    import pandas as pd
+
+    o, m = _pair_files(tmp_path, 300, 3)
+    real = pd.read_csv
+
+    def short_of_memory(path, *args, **kwargs):
+        if kwargs.get("nrows") is None:  # the records, not the header line
+            raise MemoryError
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(pd, "read_csv", short_of_memory)
+    assert main(["assess", o, m, "--out", str(tmp_path / "rep"), "--quiet"]) == 1
+    err = _one_line(capsys)
+    assert err.startswith(f"sdcrisk assess: error: stopped reading {o} (about 300 records x 3 columns, estimated to "
+                          f"need about {16 * 900 / 1024:.1f} KiB for this file): out of "), err
+    assert "cannot be read" not in err and not (tmp_path / "rep").exists()
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--seed", "-1"], "--seed: expected a whole number >= 0, got -1"),
+    (["{m}"], "masked file given twice: {m}; give each masked file once"),
+    (["{d}/../{d_name}/m.csv"], "masked file given twice: {d}/../{d_name}/m.csv is {m}; give each masked file once"),
+])
+def test_a_mistake_in_the_arguments_is_refused_before_reading(tmp_path, monkeypatch, capsys, argv, message):
+    o, m = _pair_files(tmp_path)
+    fill = {"m": m, "d": str(tmp_path), "d_name": tmp_path.name}
+    _nothing_read(monkeypatch)
+    out = tmp_path / "rep"
+    assert main(["assess", o, m, *[a.format(**fill) for a in argv], "--out", str(out), "--quiet"]) == 2
+    assert _one_line(capsys) == f"sdcrisk assess: error: {message.format(**fill)}\n"
+    assert not out.exists()
+
+
+@pytest.mark.parametrize("variable,value", [("SDCRISK_MEMORY_LIMIT", "abc"), ("SDCRISK_MEMORY_LIMIT", "-3G"),
+                                            ("SDCRISK_WORKER_MIN", "many")])
+def test_a_malformed_environment_variable_is_refused_before_reading(tmp_path, monkeypatch, capsys, variable, value):
+    o, m = _pair_files(tmp_path)
+    monkeypatch.setenv(variable, value)
+    _nothing_read(monkeypatch)
+    assert main(["assess", o, m, "--out", str(tmp_path / "rep"), "--quiet"]) == 2
+    err = _one_line(capsys)
+    assert f"error: {variable}={value!r}: expected a " in err, err
+    assert not (tmp_path / "rep").exists()
+
+
+@pytest.mark.parametrize("n", range(2, 10))
+def test_prl_graded_runs_on_files_smaller_than_its_neighbours(n):
+    import numpy as np
+
+    from sdcrisk.linkage.graded import NEIGHBOURS, prl_graded
+
+    rng = np.random.default_rng(n)
+    x = rng.lognormal(size=(n, 3))
+    y = x * (1 + 0.01 * rng.normal(size=x.shape))
+    assert n < NEIGHBOURS
+    res = prl_graded(x, y, rng=np.random.default_rng(0))
+    assert res.info["neighbours"] == n and res.info["pairs"] == n * n  # every pair compared
+    assert res.links.shape == (n,) and set(res.links[res.links >= 0]) <= set(range(n))
+    assert len(set(res.links[res.links >= 0])) == int((res.links >= 0).sum())  # one-to-one
+
+
+def test_sdcrisk_assess_runs_prl_graded_on_three_records(tmp_path, capsys):
+    o, m = _pair_files(tmp_path, 3, 2)
+    assert main(["assess", o, m, "--out", str(tmp_path / "rep"), "--quiet", "--attacks", "PRL-graded"]) == 0
+
+
+# masking methods and attack plugins that write into their input
+def _registered_method(name, func):
+    from sdcrisk.masking import register
+
+    register(name, family="toy", randomised=True)(func)
+
+
+def test_a_masking_method_writing_into_its_input_is_refused(monkeypatch):
+    import numpy as np
+
+    from sdcrisk.masking import METHODS, mask
+
+    monkeypatch.setattr("sdcrisk.masking.registry.METHODS", dict(METHODS))  # registrations vanish after the test
+    from sdcrisk.masking import registry
+
+    def in_place(x, rng):
+        x += rng.normal(size=x.shape)
+        return x
+
+    def same(x, rng):
+        return x[:, ::-1]  # a view of its input
+
+    registry.register("in_place", family="toy", randomised=True)(in_place)
+    registry.register("same", family="toy", randomised=True)(same)
+    x = np.random.default_rng(0).lognormal(size=(50, 3))
+    x0 = x.copy()
+    with pytest.raises(ValueError, match=r"^masking method 'in_place' wrote into its input \(.*read-only.*\); expected "
+                                         r"a new array, its input left unchanged \(e\.g\. x \+ noise, not x \+= noise\)$"):
+        registry.mask("in_place", x, np.random.default_rng(1))
+    with pytest.raises(ValueError, match=r"^masking method 'same' returned its input \(or a view of it\)"):
+        registry.mask("same", x, np.random.default_rng(1))
+    assert np.array_equal(x, x0)  # the caller's data unchanged
+    assert mask("additive_noise", x, np.random.default_rng(1), a=0.1).shape == x.shape  # a built-in method is unaffected
+    assert np.array_equal(x, x0)
+
+
+def test_an_attack_plugin_writing_into_its_input_is_refused_and_a_list_of_links_accepted(monkeypatch):
+    import numpy as np
+
+    from sdcrisk import attacks
+    from sdcrisk.linkage.base import LinkResult
+
+    monkeypatch.setattr(attacks, "ATTACKS", dict(attacks.ATTACKS))
+
+    @attacks.register_attack("Scribbler")
+    def scribbler(x, y, known, v, rng):
+        y[:] = x  # the masked file made the original: every later attack would link all records
+        return LinkResult(links=np.arange(x.shape[0]))
+
+    @attacks.register_attack("ListOracle")
+    def list_oracle(x, y, known, v, rng):
+        return LinkResult(links=list(range(x.shape[0])))
+
+    @attacks.register_attack("Words")
+    def words(x, y, known, v, rng):
+        return LinkResult(links=["a"] * x.shape[0])
+
+    rng = np.random.default_rng(0)
+    x = rng.lognormal(size=(40, 3))
+    y = x * (1 + 0.1 * rng.normal(size=x.shape))
+    x0, y0 = x.copy(), y.copy()
+    with pytest.raises(ValueError, match=r"^attack 'Scribbler' wrote into its input \(.*read-only.*\)"):
+        attacks.run_attack("Scribbler", x, y, np.arange(3), 2, rng, truth=np.arange(40))
+    assert np.array_equal(x, x0) and np.array_equal(y, y0)
+    res = attacks.run_attack("ListOracle", x, y, np.arange(3), 2, rng, truth=np.arange(40))
+    assert res.credit.sum() == 40 and res.links.dtype.kind == "i"
+    with pytest.raises(ValueError, match=r"^attack 'Words' returned links of dtype <U1; expected integers"):
+        attacks.run_attack("Words", x, y, np.arange(3), 2, rng)
+
+
+# workers' directories left by a killed command
+def test_the_next_run_removes_the_workers_directories_no_live_process_owns(tmp_path, monkeypatch, capsys):
+    import socket
+    import tempfile
+
+    host = socket.gethostname()
+    dead = subprocess.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    live = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        temp = tmp_path / "tmp"
+        temp.mkdir()
+        stale = temp / f"sdcrisk-workers-{dead.pid}@{host}-abcd1234"
+        kept = [temp / f"sdcrisk-workers-{live.pid}@{host}-abcd1234", temp / f"sdcrisk-workers-{dead.pid}@other-host-x1",
+                temp / "sdcrisk-workers-k3j2h1g0"]  # a live owner, another host, no owner named
+        for d in [stale, *kept]:
+            (d / "pair-1").mkdir(parents=True)
+            (d / "pair-1" / "x.npy").write_bytes(b"0" * 1000)
+        monkeypatch.setenv("TMPDIR", str(temp))
+        monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+        o, m = _pair_files(tmp_path, 40, 3)
+        assert main(["assess", o, m, "--out", str(tmp_path / "rep"), "--quiet", "--attacks", "DBRL"]) == 0
+        assert not stale.exists() and all(d.is_dir() for d in kept)
+    finally:
+        live.kill()
+        live.wait()
+
+
+def test_every_built_in_masking_method_leaves_its_input_unchanged():
+    """The built-in methods get the caller's array itself (their numba kernels are compiled for
+    writable arrays): none may write into it, and none returns it."""
+    import numpy as np
+
+    from sdcrisk.compile import _example_params
+    from sdcrisk.masking import METHODS, mask
+
+    x = np.round(np.random.default_rng(0).lognormal(3.0, 0.5, (300, 4)), 1)
+    x0 = x.copy()
+    for name, method in METHODS.items():
+        if not method.builtin:
+            continue
+        out = mask(name, x, np.random.default_rng(1), **{p.name: _example_params(p) for p in method.params})
+        assert np.array_equal(x, x0), name
+        assert not np.may_share_memory(out, x), name

@@ -114,7 +114,7 @@ def test_a_call_above_the_limit_is_refused_before_it_starts(monkeypatch):
     from sdcrisk.resources import MemoryLimitError
 
     calls = []
-    method = MaskingMethod("spy", lambda x, rng: calls.append(1) or x, (), "noise", False, memory=per_value(100))
+    method = MaskingMethod("spy", lambda x, rng: calls.append(1) or x.copy(), (), "noise", False, memory=per_value(100))
     x = np.random.default_rng(0).normal(size=(1000, 4))
     monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "300K")  # 400,000 bytes estimated
     with pytest.raises(MemoryLimitError, match=r"masking method 'spy' on 1,000 records x 4 attributes: needs about"):

@@ -127,7 +127,38 @@ def test_progress_estimate_passes_through_its_measured_points():
     assert workers.expected_seconds("ID", 10**6) is None
     expect = workers.expected_seconds("PRL", 100_000)
     assert f"running for 2 s, about {expect - 2:.0f} s left" in workers._running("PRL", 10, 100_000, 2.0)
-    assert f"past the {expect:.0f} s estimated" in workers._running("PRL", 10, 100_000, expect + 10)
+    assert f"beyond the {expect:.0f} s estimated from the reference machine on untied values" in \
+        workers._running("PRL", 10, 100_000, expect + 10)
+
+
+@pytest.mark.filterwarnings("ignore:prl: EM did not converge")
+def test_prl_says_when_tied_values_void_the_estimates(monkeypatch):
+    """On tied values PRL's work grows with the tie groups, not with n: it reports the
+    agreement-range entries it is about to walk (which the progress line carries)."""
+    from sdcrisk import progress
+    from sdcrisk.linkage.probabilistic import _BYTES_PER_EDGE, prl
+
+    rng = np.random.default_rng(0)
+    n, c = 400, 3
+    said = []
+    progress.set_reporter(said.append)
+    try:
+        x = np.round(rng.normal(50, 3, (n, c)))  # about 20 distinct values per column
+        y = np.round(x + rng.normal(0, 1, (n, c)))
+        prl(x, y, rng=np.random.default_rng(0))
+        untied = rng.lognormal(size=(n, c))
+        quiet = len(said)
+        prl(untied, untied * 1.01, rng=np.random.default_rng(0))
+    finally:
+        progress.set_reporter(None)
+    (line,) = [m for m in said if m.startswith("probabilistic linkage: ")]
+    # brute force: every masked record at the nearest distance, per original and attribute
+    entries = sum(int(np.sum(np.abs(y[:, j] - x[i, j]) == np.min(np.abs(y[:, j] - x[i, j]))))
+                  for i in range(n) for j in range(c))
+    assert line.startswith(f"probabilistic linkage: {entries:,} agreement-range entries to walk "
+                           f"({entries / n:,.0f} per record: tied values)"), line
+    assert f"{_BYTES_PER_EDGE * entries / 2**20:.2f} MiB" in line
+    assert len(said) == quiet  # untied values: nothing said
 
 
 def test_no_room_for_the_arrays_runs_the_attacks_here(monkeypatch):

@@ -48,9 +48,10 @@ from .measures.interval_disclosure import interval_disclosure_by_attribute
 from .measures.scenarios import ScenarioRangeError, scenario_range
 from .measures.uncertainty import wilson_interval
 from .measures.units import linkage_percent
-from .resources import MemoryLimitError, WorkLimitError, check_memory, out_of_memory
+from .resources import MemoryLimitError, WorkLimitError, check_memory, out_of_memory, size_text
 from .validation import check_magnitude
-from .workers import WORKER_MIN, AttackWorkers, NoRoomError, worker_min  # noqa: F401 (WORKER_MIN: API)
+from .workers import (WORKER_MIN, AttackWorkers, NoRoomError, file_shape, memory_problem,  # noqa: F401 (WORKER_MIN: API)
+                      reading_bytes, worker_min)
 
 COLUMNS = ["measure", "kind", "scenario", "known", "n_known", "n", "linked", "percent", "low", "high", "baseline",
            "draws_low", "draws_high", "seconds", "note"]
@@ -98,6 +99,12 @@ def read_file(path: str | Path) -> pd.DataFrame:
         seen.add(name)
     try:
         table = pd.read_csv(path) if kind == "csv" else read_table(path)
+    except MemoryError:  # out of memory (ulimit -v): an internal error, not bad input; the estimate named
+        shape, need = file_shape(path), reading_bytes(path)
+        err = MemoryError(f"reading {path}")
+        err.where = f" reading {path}" + (f" (about {shape[0]:,} records x {shape[1]} columns, estimated to need "
+                                          f"about {size_text(need)} for this file)" if shape else "")
+        raise err from None
     except Exception as exc:
         raise unreadable(exc) from None
     if table.shape[0] == 0:
@@ -700,6 +707,10 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     plotting library then), or after the attacks where they run in this process.
     """
     say = progress or (lambda message: None)
+    if isinstance(original, (str, Path)) and isinstance(masked, (str, Path)):
+        problem = memory_problem(original, masked, attack_names(attacks))  # before reading (sdcrisk.workers)
+        if problem:
+            raise AssessError(problem)
     if isinstance(original, (str, Path)):
         names = (str(original), names[1])
         original = read_file(original)

@@ -83,6 +83,36 @@ def register_attack(name: str):
     return deco
 
 
+def _read_only(a):
+    """A read-only view of ``a`` (arrays only): what a plugin attack sees of the caller's data."""
+    if not isinstance(a, np.ndarray):
+        return a
+    view = a.view()
+    view.flags.writeable = False
+    return view
+
+
+def _call(name: str, x, y, known, v, rng):
+    """``ATTACKS[name]`` on ``x`` and ``y``. A plugin attack (an entry not the package's own) gets
+    read-only views: an attack that overwrote the masked or original array would change what every
+    later attack compares (a write raises, naming the attack). Links given as any integer sequence
+    (a Python list) are taken as an array."""
+    own = ATTACKS.get(name) is _BUILTIN.get(name)
+    try:
+        res = ATTACKS[name](x if own else _read_only(x), y if own else _read_only(y), known, v, rng)
+    except ValueError as exc:
+        if own or "read-only" not in str(exc):
+            raise
+        raise ValueError(f"attack {name!r} wrote into its input ({exc}); expected an attack that leaves the "
+                         "original and masked arrays unchanged (copy them first to change them)") from None
+    if isinstance(res, LinkResult) and res.links is not None and not isinstance(res.links, np.ndarray):
+        try:
+            res.links = np.asarray(res.links)
+        except (TypeError, ValueError):
+            pass  # checked_links names what it is
+    return res
+
+
 def run_attack(name: str, x: np.ndarray, y: np.ndarray, known, v: int, rng: np.random.Generator, *,
                truth: np.ndarray | None = None) -> LinkResult:
     """The registered attack ``name`` on original ``x`` and masked ``y``, its result checked where
@@ -96,13 +126,14 @@ def run_attack(name: str, x: np.ndarray, y: np.ndarray, known, v: int, rng: np.r
     :data:`TIE_AWARE`, ``info["ties"] = "uniform"``, ``info["tied_records"]`` the records with
     t_i > 1; GDBRL: the share of random draws, ``info["draws"]``). Links and scores are those
     without ``truth``. Other attacks (PRL, projected linkage, plugins) keep their own rule:
-    ``credit = (links == truth)``, ``info["ties"] = "the attack's own rule"``."""
+    ``credit = (links == truth)``, ``info["ties"] = "the attack's own rule"``. A plugin gets the
+    arrays read-only and may return its links as any integer sequence (:func:`_call`)."""
     if truth is None:
-        return checked_links(ATTACKS[name](x, y, known, v, rng), name, x.shape[0], y.shape[0])
+        return checked_links(_call(name, x, y, known, v, rng), name, x.shape[0], y.shape[0])
     truth = check_truth(truth, x.shape[0], y.shape[0])
     if name in TIE_AWARE and ATTACKS.get(name) is _BUILTIN.get(name):
         return checked_links(TIE_AWARE[name](x, y, known, v, rng, truth), name, x.shape[0], y.shape[0])
-    res = checked_links(ATTACKS[name](x, y, known, v, rng), name, x.shape[0], y.shape[0])
+    res = checked_links(_call(name, x, y, known, v, rng), name, x.shape[0], y.shape[0])
     res.credit = ((np.asarray(res.links) == truth) & (truth >= 0)).astype(np.float64)
     res.info["ties"] = OWN_RULE
     return res

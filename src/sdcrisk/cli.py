@@ -288,6 +288,38 @@ def _interrupted(signum=None, frame=None):
         os._exit(EXIT_TERMINATED if term else EXIT_INTERRUPTED)
 
 
+def _argument_problem(args) -> str | None:
+    """The first mistake among the options, the environment and the files' sizes that would
+    otherwise surface only after the files are read (``None`` when there is none): a negative
+    ``--seed``, a masked file given twice, ``SDCRISK_MEMORY_LIMIT`` or ``SDCRISK_WORKER_MIN`` not
+    of their form, and files whose reading or every attack would exceed the memory limit
+    (:func:`sdcrisk.workers.memory_problem`, from the files' sizes, nothing read)."""
+    from .resources import configured_limit
+    from .workers import memory_problem, worker_min
+
+    if args.seed < 0:
+        return f"--seed: expected a whole number >= 0, got {args.seed}"
+    seen: dict[str, str] = {}
+    for path in args.masked:
+        key = os.path.realpath(path)
+        if key in seen:
+            return (f"masked file given twice: {path} is {seen[key]}" if path != seen[key]
+                    else f"masked file given twice: {path}") + "; give each masked file once"
+        seen[key] = path
+    for check in (configured_limit, worker_min):
+        try:
+            check()
+        except ValueError as exc:
+            return str(exc)
+    from .assessment import AssessError, attack_names
+
+    try:
+        attacks = attack_names(_split(args.attacks))
+    except AssessError:
+        return None  # assess names it
+    return memory_problem(args.original, args.masked, attacks)
+
+
 def assess_command(args) -> int:
     """``sdcrisk assess``; returns the exit status (module docstring)."""
     try:
@@ -296,6 +328,9 @@ def assess_command(args) -> int:
         return _fail(str(exc))
     if args.id is not None and not args.id.strip():
         return _fail("--id: empty column name")
+    problem = _argument_problem(args)
+    if problem:
+        return _fail(problem)
     problem = out_problem(args.out) or space_problem(args.out, len(args.masked))
     if problem:
         return _fail(problem)

@@ -131,6 +131,14 @@ def gib(nbytes: float) -> str:
     return f"{nbytes / 2**30:.2f} GiB"
 
 
+def size_text(nbytes: float) -> str:
+    """``nbytes`` in GiB from 0.1 GiB, else in MiB or KiB (a tiny limit stays readable)."""
+    for unit, scale in (("GiB", 2**30), ("MiB", 2**20)):
+        if nbytes >= 0.1 * scale:
+            return f"{nbytes / scale:.2f} {unit}"
+    return f"{nbytes / 2**10:.1f} KiB"
+
+
 def check_memory(what: str, nbytes: float, hint: str = "") -> None:
     """Raise :class:`MemoryLimitError` if ``nbytes`` exceeds :func:`memory_limit`."""
     limit = memory_limit()

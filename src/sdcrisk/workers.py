@@ -47,7 +47,9 @@ from __future__ import annotations
 import math
 import os
 import pickle
+import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -147,11 +149,94 @@ def estimated_records(path) -> int | None:
         return None
 
 
+# Memory of reading a file pair and pairing its records (sdcrisk.assessment.read_file, pair_files),
+# per value (record x column) of each file, above the interpreter: the peak resident set of
+# reading both files of 1,000,000 x 6 and pairing them was 332 MiB (CSV) and 352 MiB (Parquet)
+# above the imports, 29.0 and 30.8 bytes per value of the two files together; the fault-injection
+# campaign's 50,000,000 x 6 CSV pair peaked at 16.9 GB, 28 bytes per value. Rounded up: 16 per value
+# of each file (the parsed columns, the table and its share of the paired arrays).
+READ_BYTES_PER_VALUE = 16.0
+
+
+def file_shape(path) -> tuple[int, int] | None:
+    """About how many records and columns the file at ``path`` holds, without reading it
+    (:func:`estimated_records`; the columns from a CSV file's header line or a Parquet file's
+    footer); None where the file cannot tell."""
+    p = Path(path)
+    n = estimated_records(p)
+    if n is None:
+        return None
+    try:
+        if p.suffix.lower() in (".parquet", ".pq"):
+            import pyarrow.parquet as pq
+
+            m = int(pq.read_metadata(p).num_columns)
+        else:
+            import csv
+
+            with open(p, newline="", encoding="utf-8", errors="replace") as f:
+                m = len(next(csv.reader([f.readline()])))
+    except Exception:  # noqa: BLE001 - an estimate only: the reader reports what is wrong
+        return None
+    return max(n, 0), m
+
+
+def reading_bytes(path) -> float | None:
+    """The memory reading the file at ``path`` takes (:data:`READ_BYTES_PER_VALUE` per value,
+    :func:`file_shape`), None where the file cannot tell."""
+    shape = file_shape(path)
+    return None if shape is None else READ_BYTES_PER_VALUE * shape[0] * shape[1]
+
+
+def memory_problem(original, masked, attacks) -> str | None:
+    """Why ``sdcrisk assess`` on the files ``original`` and ``masked`` (one path or several) with
+    ``attacks`` (canonical names) would exceed the memory limit (:func:`sdcrisk.resources.configured_limit`),
+    told from the files' sizes before anything is read; None where it fits or the files cannot
+    tell (the reader then names what is wrong). Two causes, one masked file at a time (the command
+    reads the original again for each): reading both files and pairing them
+    (:func:`reading_bytes`), and, where the attacks run in workers (from :func:`worker_min`
+    records), every record-linkage attack's expected peak (:func:`expected_bytes`), which the
+    workers would refuse one by one after the reading."""
+    from .resources import LIMIT_ENV, size_text as gib
+
+    limit = configured_limit()
+    first = file_shape(original)
+    if first is None:
+        return None
+    n, m = first
+    links = [a for a in attacks if a != "ID"]
+    for path in [masked] if isinstance(masked, (str, os.PathLike)) else list(masked):
+        other = file_shape(path)
+        if other is None:
+            continue
+        need = READ_BYTES_PER_VALUE * (n * m + other[0] * other[1])
+        if need > limit:
+            return (f"{original} and {path}: reading them needs about {gib(need)} (about {n:,} records x {m} "
+                    f"columns and {other[0]:,} x {other[1]}, estimated from the files' sizes; "
+                    f"{READ_BYTES_PER_VALUE:.0f} bytes per value), more than the memory limit of {gib(limit)} "
+                    f"({LIMIT_ENV}); raise the limit or assess a sample of the records")
+    try:
+        least = worker_min()
+    except ValueError:
+        return None  # the command reports it
+    if links and n >= least:
+        name = min(links, key=lambda a: expected_bytes(a, n))
+        need = expected_bytes(name, n)
+        if need > limit:
+            return (f"{original}: about {n:,} records (estimated from the file's size): every attack asked for "
+                    f"needs more than the memory limit of {gib(limit)} ({LIMIT_ENV}), the least {name} about "
+                    f"{gib(need)} (its peak measured per record, sdcrisk.workers); raise the limit or assess a "
+                    "sample of the records")
+    return None
+
+
 def start_early(path, count: int = 2) -> "AttackWorkers | None":
     """Attack workers started before the files are read, where the file at ``path`` (the
     original) looks large enough to need them (:func:`estimated_records` >= :func:`worker_min`):
     their imports then overlap the reading (module docstring).
-    None otherwise; the caller closes them."""
+    None otherwise; the caller closes them. Either way, removes the workers' directories left by
+    killed commands first (:func:`sweep_stale`)."""
+    sweep_stale()
     try:
         least = worker_min()
     except ValueError:
@@ -195,8 +280,9 @@ def _running(name: str, known: int, n: int, elapsed: float, searched: bool = Fal
         hint = ""
     elif expect > elapsed:
         hint = f", about {expect - elapsed:.0f} s left (estimated from the reference machine)"
-    else:
-        hint = f", past the {expect:.0f} s estimated from the reference machine"
+    else:  # the estimate holds for the reference runs' untied values: none is left to give
+        hint = (f", beyond the {expect:.0f} s estimated from the reference machine on untied values "
+                "(tied values make the attacks compare more pairs)")
     return f"{name}, {known} known attribute(s): running for {elapsed:.0f} s{hint}"
 
 
@@ -207,6 +293,53 @@ def _cores() -> int:
         return os.cpu_count() or 1
 
 
+DIR_PREFIX = "sdcrisk-workers-"
+_OWNED = re.compile(re.escape(DIR_PREFIX) + r"(\d+)@(.+)-[^-]+$")
+
+
+def _owner_prefix() -> str:
+    """The temporary directory's name up to mkdtemp's random part: its owner's pid and host
+    (``sdcrisk-workers-PID@HOST-``), so that a later run can tell a directory no live process
+    owns (:func:`sweep_stale`)."""
+    return f"{DIR_PREFIX}{os.getpid()}@{socket.gethostname().replace('/', '_')}-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError):  # another user's process: alive
+        return True
+    return True
+
+
+def sweep_stale(where=None) -> list[Path]:
+    """Remove the workers' directories in ``where`` (default: the temporary directory, ``TMPDIR``)
+    that no live process owns: those of a command killed with SIGKILL (``kill -9``, the
+    out-of-memory killer), which had no chance to remove its arrays (39 MB at 200,000 x 6, about
+    1 GB at 10^6). Only directories of this host whose owner pid (in the name, :func:`_owner_prefix`)
+    is not running go; a directory of another host (a shared ``TMPDIR``) or without an owner in its
+    name stays. Returns the directories removed."""
+    here = socket.gethostname().replace("/", "_")
+    removed = []
+    try:
+        entries = list(Path(where or tempfile.gettempdir()).glob(DIR_PREFIX + "*"))
+    except OSError:
+        return removed
+    for d in entries:
+        owner = _OWNED.match(d.name)
+        if owner is None or owner.group(2) != here or not d.is_dir():
+            continue
+        pid = int(owner.group(1))
+        if pid == os.getpid() or _alive(pid):
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        if not d.exists():
+            removed.append(d)
+    return removed
+
+
 class AttackWorkers:
     """``count`` worker processes; :meth:`load` hands them a file pair, :meth:`run` its attack
     tasks. The processes start (and import the attacks, 1.4 s) before any file is read, so
@@ -215,7 +348,8 @@ class AttackWorkers:
     Ctrl-C or an error) kills the workers and removes the temporary directory."""
 
     def __init__(self, count: int):
-        self.dir = Path(tempfile.mkdtemp(prefix="sdcrisk-workers-"))
+        sweep_stale()
+        self.dir = Path(tempfile.mkdtemp(prefix=_owner_prefix()))
         self.procs: list[subprocess.Popen] = []
         self.pairs = 0  # pairs loaded so far (each in its own subdirectory)
         _LIVE.add(self)

@@ -313,7 +313,8 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
     ``blocks``: integer block codes of both files, ``(bx, by)`` or a 2 x n array: pairs are compared
     only within equal codes. ``categorical``: boolean mask over the known columns marking
     integer-coded categorical attributes (equal / not equal). ``neighbours``: candidate masked
-    records per original (nearest in rank space). ``rng``: tie breaks of the assignment.
+    records per original (nearest in rank space; at most the masked records, so that a file of
+    fewer records than ``neighbours`` compares every pair). ``rng``: tie breaks of the assignment.
     ``approx``: the k-d tree's early stop (0: exact neighbours). ``max_iter``, ``tol``: the EM.
 
     ``score`` is each link's weight (the all-"else" weight for unlinked records), ``candidates``
@@ -334,7 +335,9 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
         raise ValueError(f"levels must be increasing rank bands in percent of n, got {list(levels)!r}")
     nlev = bands.size + 2
     groups = _code_groups(c, nlev)
-    neighbours = check_int("neighbours", neighbours, 1, ny)
+    # at most every masked record: a file smaller than the default's 10 neighbours (2 to 10
+    # records) compares every pair
+    neighbours = min(check_int("neighbours", neighbours, 1), ny)
     approx = check_real("approx", approx, 0.0, np.inf)
     check_int("max_iter", max_iter, 1)
     tol = check_real("tol", tol, 0.0, 1.0, low_open=True)

@@ -94,7 +94,8 @@ import numba
 import numpy as np
 from numba import njit
 
-from ..resources import MemoryLimitError, check_memory, check_work, park
+from .. import progress
+from ..resources import MemoryLimitError, check_memory, check_work, park, size_text
 from ..threads import map_threads
 from ..validation import check_int, check_real
 from .assignment import PATHS_MIN, assign_max_weight, assign_max_weight_blocks, single_blocks_as_edges
@@ -739,6 +740,11 @@ def prl(original, masked, known=None, coincidence: str = "nearest", *, window: f
         check_work(f"probabilistic linkage: agreement-range entries to walk (attribute #{j} alone "
                    f"{per_attribute[j]:,.0f}: tied values agree with whole runs of equal masked values)",
                    float(per_attribute.sum()), max_pairs, _PAIR_RATE, "PRL-graded compares tied files in n log n")
+        entries = float(per_attribute.sum())
+        if entries > 4 * n * c:  # tied values: the command's estimates (untied data) do not hold; say why
+            progress.report(f"probabilistic linkage: {entries:,.0f} agreement-range entries to walk ({entries / n:,.0f} "
+                            "per record: tied values), the edges up to "
+                            f"{size_text(_BYTES_PER_EDGE * entries)}", force=True)
     counts = pairs.counts()
     n_pairs = int(counts.sum())
     counts[0] += n * ny - n_pairs  # every pair outside the candidates disagrees everywhere

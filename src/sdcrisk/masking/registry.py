@@ -3,7 +3,10 @@
 A masking method is a function ``f(x, rng, **params) -> masked`` taking an ``(n, m)`` float64
 array ``x`` (records x attributes, already checked by :func:`sdcrisk.validation.as_data_matrix`)
 and a ``numpy.random.Generator``; it returns a new array of the same shape whose row ``i`` is the
-masked version of original record ``i``. Deterministic methods ignore ``rng``.
+masked version of original record ``i``. Deterministic methods ignore ``rng``. The input is the
+caller's data: a plugin method gets it read-only (a write raises), and an output sharing memory
+with the input (``x += noise; return x``) is refused naming the method, since the original
+data the attacks then compare it with would be the masked data themselves.
 
 Adding a method is one decorated function::
 
@@ -104,8 +107,25 @@ class MaskingMethod:
             if self.randomised:
                 raise ValueError(f"{self.name}: a numpy.random.Generator is required (rng=...)")
             rng = np.random.default_rng(0)
+        given = x
+        if not self.builtin:  # a plugin sees its input read-only: a write cannot change the caller's data
+            given = x.view()
+            given.flags.writeable = False
         with np.errstate(over="ignore", invalid="ignore"):  # non-finite output is refused below
-            return self.checked_output(self.func(x, rng, **checked), x)
+            try:
+                out = self.func(given, rng, **checked)
+            except ValueError as exc:
+                if "read-only" not in str(exc):
+                    raise
+                raise ValueError(f"masking method {self.name!r} wrote into its input ({exc}); expected a new "
+                                 "array, its input left unchanged (e.g. x + noise, not x += noise)") from None
+            return self.checked_output(out, x)
+
+    @property
+    def builtin(self) -> bool:
+        """Whether the method is one of the package's own (they leave their input unchanged,
+        ``tests/test_bad_inputs.py``; their numba kernels are compiled for writable arrays)."""
+        return getattr(self.func, "__module__", "").startswith("sdcrisk.")
 
     def checked_output(self, out, x: np.ndarray) -> np.ndarray:
         """The method's output ``out`` for input ``x`` as float64, if it is numeric, of the input's
@@ -119,6 +139,9 @@ class MaskingMethod:
             raise ValueError(f"masking method {self.name!r} returned shape {out.shape}; {expected}")
         if out.dtype.kind not in "iuf":
             raise ValueError(f"masking method {self.name!r} returned values of dtype {out.dtype}; {expected}")
+        if np.may_share_memory(out, x):
+            raise ValueError(f"masking method {self.name!r} returned its input (or a view of it), changed in "
+                             "place; expected a new array, its input left unchanged (e.g. x + noise, not x += noise)")
         out = out.astype(np.float64, copy=False)
         bad = ~np.isfinite(out)
         if bad.any():

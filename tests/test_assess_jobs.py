@@ -255,3 +255,28 @@ def test_workflow_on_the_slurm_cluster_matches_the_command(tmp_path):
     assert out.count("has been submitted with SLURM jobid") == 8, out[-4000:]
     assert "localrule report:" in out
     _same_reports(local / "report", jobs / "report")
+
+
+def test_the_gather_step_prints_the_commands_gate_verdict(monkeypatch, capsys):
+    """An attack refused in its job leaves the gate undecided in the gathered report, as in the command."""
+    import math
+
+    import numpy as np
+    import pandas as pd
+
+    import sdcrisk
+    from sdcrisk import report
+
+    rng = np.random.default_rng(0)
+    x = pd.DataFrame(rng.normal(50, 10, size=(60, 3)), columns=["a", "b", "c"])
+    results = sdcrisk.assess(x, x + rng.normal(0, 5, size=x.shape), attacks=["DBRL", "RBRL-Sum"],
+                             information_loss=False).assign(masked="m.csv")
+    results.loc[results.measure == "RBRL-Sum", ["percent", "linked", "note"]] = \
+        [math.nan, math.nan, "not run: over the memory limit"]
+    plan = plan_from_config({"original": "o.csv", "releases": ["m.csv"], "max_risk": 99.0, "out": "report"})
+    monkeypatch.setattr(assess_jobs, "gather", lambda p: (results, {"warnings": []}))
+    monkeypatch.setattr(report, "write_report", lambda *a, **k: [])
+    assess_jobs.write(plan)
+    out = capsys.readouterr().out
+    assert "risk gate (undecided): undecided: RBRL-Sum was not run on m.csv" in out
+    assert "every attack at or below" not in out

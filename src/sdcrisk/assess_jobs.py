@@ -379,14 +379,16 @@ def gather(plan: Plan):
 
 def write(plan: Plan) -> list[Path]:
     """Gather the parts and write the report into ``plan.out``; print the command's summary."""
-    from .report import over_limit, summary_text, write_report
+    from .report import gate, summary_text, write_report
 
     results, meta = gather(plan)
     files = write_report(results, plan.out, meta, timings=plan.timings)
     print(summary_text(results))
     print("report: " + ", ".join(str(f) for f in files))
-    for line in (over_limit(results, plan.max_risk) if plan.max_risk is not None else []):
-        print(f"risk gate: {line}")
+    if plan.max_risk is not None:  # the command's verdict: pass, fail, or undecided (attacks not run, rows not paired)
+        verdict = gate(results, plan.max_risk, meta.get("warnings", []))
+        for line in verdict["lines"]:
+            print(f"risk gate ({verdict['status']}): {line}")
     return files
 
 

@@ -368,3 +368,108 @@ def test_peer_comparison():
          f"Of the {len(missed)} of these {len(g)} rows that this project misses, {len(rescued)} match or are "
          f"close under some peer ({parts}",
          f"the peers miss {len(lost)} of the {int(g.own.sum())} rows this project reproduces")
+
+
+# ------------------------------------------------------------------------ no history in the way
+
+MONTHS = "January|February|March|April|May|June|July|August|September|October|November|December"
+DATED = re.compile(rf"\b(?:{MONTHS})\s+(?:\d{{1,2}}\b|\d{{4}}\b)|\b\d{{4}}-\d{{2}}-\d{{2}}\b|"
+                   r"\b(?:previous|earlier|this|last|second|third|fourth|fifth|sixth|seventh)\s+(?:round|session)s?\b",
+                   re.I)
+#: reader-facing pages: the current state, with the measurements and reasons but no dates
+CURRENT_PAGES = ("REPLICATION.md", "docs/differences.md", "docs/benchmarks.md", "docs/replication_measures.md")
+
+
+def dated_phrases(body: str) -> list[str]:
+    return [m.group(0) for m in DATED.finditer(body)]
+
+
+def test_dated_phrases_are_found():
+    assert dated_phrases("measured on November 26, evening; the previous round took 3 s; 2026-11-27") == [
+        "November 26", "previous round", "2026-11-27"]
+    assert dated_phrases("May 2026, the third  round\nand an earlier session") == ["May 2026", "third  round", "earlier session"]
+    assert dated_phrases("rounded to 2 decimals, three rounds, a may stay, 8 rounds in 44 s, November's") == []
+
+
+@pytest.mark.parametrize("doc", CURRENT_PAGES)
+def test_current_pages_carry_no_dates(doc):
+    """Dates and "previous round" phrasing belong in docs/replication_history.md and
+    docs/prl_engine_changes.md; the pages describing the current state carry none."""
+    assert dated_phrases((ROOT / doc).read_text()) == [], doc
+
+
+# ------------------------------------------------------------------ measured regions of benchmarks
+
+def test_benchmarks_page_has_the_measured_regions():
+    """The regions the benchmark scripts rewrite exist once each (a renamed marker would make the
+    script fail at its end, after the measurement)."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from common import read_region
+
+    body = (ROOT / "docs" / "benchmarks.md").read_text()
+    for name in ("run-times", "scaling", "assess", "assess_scale"):
+        assert "|" in read_region(body, name), name
+
+
+def _bench(module: str):
+    import importlib
+    import sys
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    return importlib.import_module(module)
+
+
+def test_replace_region_rewrites_only_its_region(tmp_path):
+    common = _bench("common")
+    page = tmp_path / "page.md"
+    page.write_text("a\n<!-- measured:x -->\nold\n<!-- /measured -->\nb <!-- measured:y -->keep<!-- /measured -->\n")
+    assert common.replace_region(page, "x", "| new |\n")
+    assert page.read_text() == ("a\n<!-- measured:x -->\n| new |\n<!-- /measured -->\n"
+                                "b <!-- measured:y -->keep<!-- /measured -->\n")
+    assert not common.replace_region(page, "x", "| new |")
+    for bad in ("<!-- measured:x -->", "<!-- measured:x -->1<!-- /measured --><!-- measured:x -->2<!-- /measured -->",
+                "nothing"):
+        page.write_text(bad)
+        with pytest.raises(ValueError, match="measured:x"):
+            common.replace_region(page, "x", "z")
+        assert page.read_text() == bad
+
+
+def test_measure_run_replaces_or_adds_its_row(tmp_path):
+    import subprocess
+    import sys
+
+    mr = _bench("measure_run")
+    body = "\nSome words.\n\n" + "\n".join(mr.RUN_HEADER) + "\n| fast path | 27 s | 48 s | 0.63 GB | 0.29 GB |\n"
+    res = {"wall_s": 125.4, "cpu_s": 30.0, "peak_rss_sum_mb": 1239, "peak_rss_one_process_mb": 512}
+    new = mr.run_times_table(body, "fast path", res)
+    assert new.splitlines() == ["Some words.", "", *mr.RUN_HEADER, "| fast path | 2 min 5 s | 30 s | 1,239 MiB | 512 MiB |"]
+    added = mr.run_times_table(new, "quick", res).splitlines()
+    assert added[-2:] == ["| fast path | 2 min 5 s | 30 s | 1,239 MiB | 512 MiB |",
+                          "| quick | 2 min 5 s | 30 s | 1,239 MiB | 512 MiB |"]
+    page = tmp_path / "b.md"
+    page.write_text("x\n<!-- measured:run-times -->" + body + "<!-- /measured -->\ny\n")
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "measure_run.py"), "--label", "a true",
+                          "--doc", str(page), "--", "true"], capture_output=True, text=True, cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    text = page.read_text()
+    assert "| a true | 0 s | 0 s |" in text and "| fast path | 27 s |" in text and text.endswith("<!-- /measured -->\ny\n")
+    page.write_text("no region")
+    run = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "measure_run.py"), "--label", "a", "--doc",
+                          str(page), "--", "true"], capture_output=True, text=True)
+    assert run.returncode == 2 and "measured:run-times" in run.stderr
+
+
+def test_assess_region_lists_the_whole_command_rows():
+    ba = _bench("bench_assess")
+    rows = [{"part": "assess EIA", "data": "eia", "n": "4092", "task": "sdcrisk assess", "wall_s": "9.0",
+             "peak_mb": "", "percent_correct": "", "note": "empty numba cache, median of 3"},
+            {"part": "assess EIA", "data": "eia", "n": "4092", "task": "sdcrisk assess", "wall_s": "9.2",
+             "peak_mb": "470", "percent_correct": "", "note": "empty numba cache, run 1"},
+            {"part": "assess EIA attacks", "data": "eia", "n": "4092", "task": "DBRL", "wall_s": "0.2",
+             "peak_mb": "", "percent_correct": "13.4", "note": "median of 3"}]
+    lines = ba.current_figures("assess", rows)
+    assert [ln for ln in lines if ln.startswith("| assess")] == ["| assess EIA | eia | 4092 | 9.0 |  | empty numba cache, median of 3 |"]
+    assert len([ln for ln in ba.current_figures("assess_scale", rows) if ln.startswith("| assess")]) == 2

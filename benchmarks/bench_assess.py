@@ -44,7 +44,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_scaling import make_data, machine  # noqa: E402
 
+from common import DOC, replace_region  # noqa: E402
 from sdcrisk.data import atomic_write  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+#: the page whose measured:assess and measured:assess_scale regions write() rewrites (main sets it
+#: when the results go to benchmarks/results)
+DOC_PAGE: Path | None = None
 
 SEED_TIED = 20261126
 REPEATS = 3  # EIA: runs with an empty, then a filled numba cache (fresh cache directory each)
@@ -334,6 +340,17 @@ def write(rows: list[dict], out: Path, stem: str = "assess") -> None:
         lines += ["| " + " | ".join(str(r[f]) for f in FIELDS[1:]) + " |" for r in rows if r["part"] == part]
         lines.append("")
     atomic_write(out / f"{stem}.md", lambda tmp: Path(tmp).write_text("\n".join(lines)))
+    if DOC_PAGE is not None:
+        replace_region(DOC_PAGE, stem, "\n".join(current_figures(stem, rows)))
+
+
+def current_figures(stem: str, rows: list[dict]) -> list[str]:
+    """The whole command's rows (``task`` "sdcrisk assess"; on EIA the medians), as Markdown lines."""
+    keep = sorted((r for r in rows if r["task"] == "sdcrisk assess" and (stem != "assess" or "median" in r["note"])),
+                  key=lambda r: (int(r["n"]), r["part"]))
+    return [f"Written by `python benchmarks/bench_assess.py` (every row: `benchmarks/results/{stem}.md`).", "",
+            "| part | data | n | wall (s) | peak (MB) | note |", "|---|---|---:|---:|---:|---|",
+            *(f"| {r['part']} | {r['data']} | {r['n']} | {r['wall_s']} | {r['peak_mb']} | {r['note']} |" for r in keep)]
 
 
 def main(argv=None) -> None:
@@ -344,6 +361,8 @@ def main(argv=None) -> None:
     ap.add_argument("--parts", default="eia,gdbrl,large", help="eia, gdbrl, rsrl, large, tied, releases")
     ap.add_argument("--attacks", default="", help="parts large, tied: only these attacks (comma-separated)")
     args = ap.parse_args(argv)
+    global DOC_PAGE
+    DOC_PAGE = DOC if Path(args.out).resolve() == RESULTS.resolve() else None
     rows: list[dict] = []
     parts = args.parts.split(",")
     out = Path(args.out)

@@ -61,6 +61,11 @@ import numpy as np
 
 from sdcrisk.data import atomic_write
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from common import DOC, replace_region  # noqa: E402
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
 SEED = 20240611
 P_SWAP, K_MA = 5, 3
 WARMUP_N = 300
@@ -299,9 +304,9 @@ def _provenance(args) -> str:
             f"peak = the child process's peak RSS, VmHWM (MiB). Timeout {args.timeout:g} s. Produced by {command}.")
 
 
-def markdown(rows: list[dict], args, sdcmicro: str, mach: list[str]) -> str:
-    out = ["# Scaling of the record-linkage attacks and MDAV", "", args.provenance, "",
-           "## Targets", "", "| task | n x m | target | measured | met |", "|---|---|---|---|---|"]
+def targets_table(rows: list[dict]) -> list[str]:
+    """The targets of :data:`TARGETS` against the measured rows, as Markdown table lines."""
+    out = ["| task | n x m | target | measured | met |", "|---|---|---|---|---|"]
     for task, n, m, max_s, max_mb in TARGETS:
         r = _find(rows, task, n, m)
         goal = f"<= {max_s:g} s" + (f", <= {max_mb / 1024:g} GB" if max_mb else "")
@@ -313,6 +318,12 @@ def markdown(rows: list[dict], args, sdcmicro: str, mach: list[str]) -> str:
             got = f"{r['wall_s']:.2f} s, {r['peak_mb']:.0f} MB"
             met = "met" if r["wall_s"] <= max_s and (max_mb is None or r["peak_mb"] <= max_mb) else "not met"
         out.append(f"| {task} | {n:,} x {m} | {goal} | {got} | {met} |")
+    return out
+
+
+def markdown(rows: list[dict], args, sdcmicro: str, mach: list[str]) -> str:
+    out = ["# Scaling of the record-linkage attacks and MDAV", "", args.provenance, "",
+           "## Targets", "", *targets_table(rows)]
     out += ["", "## All runs", "", "| task | n | m | wall (s) | peak (MB) | status | % correct | note |",
             "|---|---:|---:|---:|---:|---|---:|---|"]
     for r in rows:
@@ -409,6 +420,10 @@ def write_outputs(rows, args, sdcmicro, mach) -> None:
     atomic_write(out / "scaling.csv", lambda t: Path(t).write_text(buf.getvalue()))
     atomic_write(out / "scaling.md", lambda t: Path(t).write_text(markdown(rows, args, sdcmicro, mach)))
     figure(rows, args, out / "scaling.png", out / "scaling.pdf")
+    if getattr(args, "doc", None):  # the current figures in docs/benchmarks.md
+        replace_region(args.doc, "scaling", "\n".join(
+            ["Written by `python benchmarks/bench_scaling.py` (every run: `benchmarks/results/scaling.md`).", "",
+             *targets_table(rows)]))
 
 
 def main(argv=None) -> None:
@@ -416,7 +431,7 @@ def main(argv=None) -> None:
     ap.add_argument("--sizes", default="10000,100000,1000000")
     ap.add_argument("--columns", type=int, default=10)
     ap.add_argument("--timeout", type=float, default=900.0)
-    ap.add_argument("--out", default=str(Path(__file__).resolve().parent / "results"))
+    ap.add_argument("--out", default=str(RESULTS))
     ap.add_argument("--quick", action="store_true", help="the n x 8 set has 5,000 rows instead of 200,000")
     ap.add_argument("--tasks", default=",".join(TASKS), help="comma-separated subset of: " + ", ".join(TASKS).replace("%", "%%"))
     ap.add_argument("--baseline-gb", type=float, default=6.0, help="memory budget of a recordlinkage run")
@@ -426,8 +441,13 @@ def main(argv=None) -> None:
                     help="keep every row of --out's scaling.csv but those of the --tasks at the --sizes given (no "
                          "n x 8 set): add sizes to a finished run")
     ap.add_argument("--replot", action="store_true", help="rewrite scaling.md and the figure from scaling.csv")
+    ap.add_argument("--doc", default=None,
+                    help="rewrite the measured:scaling region of this page (default: docs/benchmarks.md when --out "
+                         "is benchmarks/results, else none)")
     ap.add_argument("--child", nargs=3, metavar=("TASK", "N", "M"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    if args.doc is None and Path(args.out).resolve() == RESULTS.resolve():
+        args.doc = str(DOC)
     if args.child:
         return child(args.child[0], int(args.child[1]), int(args.child[2]), args.timeout, args.baseline_gb)
     tasks = [t for t in args.tasks.split(",") if t]

@@ -36,3 +36,39 @@ def median_time(fn, repeat: int = 5, warmup: int = 1) -> float:
         fn()
         times.append(time.perf_counter() - t0)
     return float(np.median(times))
+
+
+#: the page that holds the current measured figures, each in a region a benchmark script rewrites
+DOC = ROOT / "docs" / "benchmarks.md"
+_REGION = "<!-- measured:{name} -->"
+_END = "<!-- /measured -->"
+
+
+def read_region(text: str, name: str) -> str:
+    """The body of the ``<!-- measured:NAME -->`` ... ``<!-- /measured -->`` region of ``text``."""
+    start = _REGION.format(name=name)
+    if text.count(start) != 1:
+        raise ValueError(f"expected one {start} region, found {text.count(start)}")
+    head, rest = text.split(start, 1)
+    if _END not in rest:
+        raise ValueError(f"{start} has no closing {_END}")
+    return rest.split(_END, 1)[0]
+
+
+def replace_region(path: str | Path, name: str, body: str) -> bool:
+    """Rewrite the body of the ``<!-- measured:NAME -->`` region of the Markdown file ``path``
+    (atomically; the rest of the file unchanged). ValueError when the region is absent, repeated or
+    unclosed, so a renamed marker is never silently skipped. Returns whether the text changed."""
+    from sdcrisk.data import atomic_write
+
+    path = Path(path)
+    text = path.read_text()
+    old = read_region(text, name)
+    new_body = "\n" + body.strip("\n") + "\n"
+    if old == new_body:
+        return False
+    start = _REGION.format(name=name)
+    head, rest = text.split(start, 1)
+    new = head + start + new_body + _END + rest.split(_END, 1)[1]
+    atomic_write(path, lambda tmp: Path(tmp).write_text(new))
+    return True

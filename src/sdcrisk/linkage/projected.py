@@ -20,9 +20,10 @@ projected coordinates of the known blocks (first argmin, :func:`sdcrisk.linkage.
                masking itself, which projects and sorts the original values.
 
 Default evidence (Census, stand-in Zscore microaggregation v = 4, k = 25, blocks known 2..all):
-"own" gives ProLD 18.2 % against the published 21.85 (Nin, Herranz & Torra (2008, multivariate microaggregation) Sec. 4.2), "original" 81.2 %: a
-linear projection maps group means to the mean of the group's original projections, which the
-published figures do not show.
+"own" gives a ProLD near the published one (Nin, Herranz & Torra (2008, multivariate
+microaggregation) Sec. 4.2), "original" several times higher: a linear projection maps group means
+to the mean of the group's original projections, which the published figures do not show (the
+figures: REPLICATION.md, Pro-RL).
 """
 # The published rows the choices recorded in this module's docstrings were compared with
 # (docs/calibration.yaml; the check makes them calibration rows):

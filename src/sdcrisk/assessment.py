@@ -37,6 +37,7 @@ import pandas as pd
 from .attacks import ATTACKS, KNOWN_ATTRIBUTE_ATTACKS, run_attack
 from .categorical import block_codes, block_summary, blocked, codes, mixed_matrix, split_columns
 from .data import read_table, release_arrow_memory
+from .default_attacks import ALL_ATTACKS, DEFAULT_ATTACKS, left_out_reasons
 from .kernels import warm_in_background
 from .linkage.probabilistic import ConvergenceWarning, prl
 from .linkage.base import checked_links, prepare
@@ -57,7 +58,8 @@ RISK, LOSS = "disclosure risk", "information loss"
 ATTACK_NAMES = {"DBRL": "DBRL", "RBRL-SUM": "RBRL-Sum", "RBRL-MAX": "RBRL-Max", "PRL": "PRL",
                 "RS-RL": "RS-RL(p<=20%)", "RS-RL(P<=20%)": "RS-RL(p<=20%)", "L-RL": "L-RL(MA)",
                 "L-RL(MA)": "L-RL(MA)", "GDBRL": "GDBRL", "PRL-GRADED": "PRL-graded", "ID": "ID"}
-DEFAULT_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "PRL-graded", "RS-RL(p<=20%)", "L-RL(MA)", "GDBRL", "ID")
+# DEFAULT_ATTACKS: the attacks no other dominates on the corpus of research/dominance (sdcrisk.default_attacks);
+# ALL_ATTACKS: every one ("all")
 CONCURRENT_MAX = 100_000  # records: up to this many, two attacks run at a time in threads (_run_attacks)
 START_ORDER = {"GDBRL": 0, "PRL": 2}  # the others 1 (_run_attacks)
 READERS = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -348,18 +350,24 @@ def scenarios_from(columns: list[str], known: Sequence[str] | None = None,
 
 
 def attack_names(attacks: Sequence[str] | None) -> list[str]:
-    """Canonical names of the requested measures (default: every attack and ID)."""
+    """Canonical names of the requested measures. None: the default set (:data:`DEFAULT_ATTACKS`,
+    the attacks no other dominates on the corpus, and ID; :mod:`sdcrisk.default_attacks`); "all":
+    every one (:data:`ALL_ATTACKS`); a named attack runs whether or not it is in the default."""
     if attacks is None:
         return list(DEFAULT_ATTACKS)
     out = []
     for a in attacks:
-        name = ATTACK_NAMES.get(str(a).strip().upper(), str(a).strip())
-        if name not in DEFAULT_ATTACKS and name not in ATTACKS:
-            raise AssessError(f"attacks: unknown attack {a!r}; choose from {', '.join(DEFAULT_ATTACKS)}")
+        key = str(a).strip().upper()
+        if key == "ALL":
+            out.extend(name for name in ALL_ATTACKS if name not in out)
+            continue
+        name = ATTACK_NAMES.get(key, str(a).strip())
+        if name not in ALL_ATTACKS and name not in ATTACKS:
+            raise AssessError(f"attacks: unknown attack {a!r}; choose from {', '.join(ALL_ATTACKS)} or all")
         if name not in out:
             out.append(name)
     if not out:
-        raise AssessError(f"attacks: none given; choose from {', '.join(DEFAULT_ATTACKS)}")
+        raise AssessError(f"attacks: none given; choose from {', '.join(ALL_ATTACKS)} or all")
     return out
 
 
@@ -682,6 +690,7 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     bx = block_codes(pair.cx[:, [pair.categorical.index(c) for c in keys]])
     out.attrs["blocking"] = {"keys": keys, **block_summary(bx)} if keys else {"keys": []}
     out.attrs["categorical"] = list(pair.categorical)
+    out.attrs["left_out"] = left_out_reasons(attacks)  # {attack: why the default did not run it}
     return out
 
 
@@ -733,4 +742,4 @@ def _loss_rows(pair: Pair) -> list[dict]:
 
 
 __all__ = ["assess", "AssessError", "read_file", "pair_files", "Pair", "scenarios_from", "attack_names",
-           "DEFAULT_ATTACKS", "COLUMNS"]
+           "DEFAULT_ATTACKS", "ALL_ATTACKS", "COLUMNS"]

@@ -1,7 +1,8 @@
 """Disclosure risk and information loss of a custodian's own original and masked files.
 
-:func:`assess` runs every record-linkage attack of :data:`sdcrisk.attacks.KNOWN_ATTRIBUTE_ATTACKS`
-(DBRL, RBRL-Sum, RBRL-Max, PRL, RS-RL, L-RL, GDBRL), interval disclosure (ID) and the
+:func:`assess` runs the record-linkage attacks of :data:`sdcrisk.attacks.KNOWN_ATTRIBUTE_ATTACKS`
+(DBRL, RBRL-Sum, RBRL-Max, PRL, RS-RL, L-RL, GDBRL; by default those no other dominates on a corpus
+of releases, :mod:`sdcrisk.default_attacks`), interval disclosure (ID) and the
 information-loss measures (IL, IL1..IL5) on one pair of files and returns a tidy table; the
 command ``sdcrisk assess`` (:mod:`sdcrisk.cli`) wraps it and writes a report.
 
@@ -617,7 +618,10 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     (units in the module docstring), ``low``/``high`` (95 % Wilson interval), ``baseline`` (the
     random-guess rate), ``draws_low``/``draws_high`` (GDBRL: range over its tie draws),
     ``seconds`` (wall time; two attacks may share the machine, :func:`_run_attacks`) and ``note``. ``attrs`` holds ``pairing``, ``warnings``,
-    ``files`` and ``blocking`` (keys, blocks, share of records unique on the keys).
+    ``files``, ``blocking`` (keys, blocks, share of records unique on the keys) and ``left_out``.
+    ``attacks``: None runs the default set (:data:`DEFAULT_ATTACKS`) and ``attrs["left_out"]``
+    gives ``{attack: reason}`` for each attack it leaves out (:mod:`sdcrisk.default_attacks`);
+    ``["all"]`` runs every attack; named attacks run whether or not they are in the default.
     ``prl_candidates=K`` is PRL's ``max_candidates``: each record keeps its K best candidates
     (on tied blocks its K best pairs agreeing on several attributes), for files whose full
     candidate graph exceeds the memory limit. ``pool``: attack worker processes

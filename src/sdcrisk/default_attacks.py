@@ -95,7 +95,7 @@ def reason(attack: str) -> str:
     who = by[0] if len(by) == 1 else ", ".join(by[:-1]) + " and " + by[-1] + " each"
     verb = "links" if len(by) == 1 else "link"
     return (f"{who} {verb} at least as many records on all {CORPUS_RELEASES} corpus releases ({CORPUS_DOC}); "
-            f"run it with --attacks {attack} or --attacks all")
+            f"run it with --attacks {attack.split('(')[0]} or --attacks all")  # RS-RL(p<=20%): RS-RL
 
 
 def left_out_reasons(attacks: Sequence[str] | None) -> dict[str, str]:

@@ -12,7 +12,8 @@
    on which they agree.
 3. ``--parts rsrl``: RS-RL with p unknown (<= 20 %) alone at --sizes, in this process.
 4. ``--parts large``: ``sdcrisk assess`` on the synthetic n x 10 files of ``bench_scaling.py``
-   (rank swapping p = 5), every attack, in a child process per size: per-attack seconds (from
+   (rank swapping p = 5), the default attacks (``--attacks all``: every one; the default leaves
+   out the attacks :mod:`sdcrisk.default_attacks` names), in a child process per size: per-attack seconds (from
    the report) and peak memory (the worker's, from the progress lines), the
    whole command's wall time and its peak memory (the process tree's, polled: the attack
    workers included, their shared arrays once; :func:`_tree_mb`).
@@ -211,7 +212,7 @@ def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied
         with tempfile.TemporaryDirectory() as tmp:
             wall, peak, results = _assess(Path(tmp), pd.DataFrame(x, columns=cols), pd.DataFrame(y, columns=cols),
                                           dict(os.environ), ("--attacks", attacks) if attacks else ())
-        note = (f"attacks {attacks}" if attacks else "every attack") + (f"; SDCRISK_MEMORY_LIMIT={limit}" if limit else "")
+        note = (f"attacks {attacks}" if attacks else _default_note()) + (f"; SDCRISK_MEMORY_LIMIT={limit}" if limit else "")
         rows.append({"part": part, "data": label, "n": n, "task": "sdcrisk assess",
                      "wall_s": round(wall, 1), "peak_mb": round(peak), "percent_correct": "", "note": note})
         print(rows[-1], flush=True)
@@ -221,6 +222,13 @@ def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied
                          "percent_correct": "" if r["percent"] is None else round(r["percent"], 3),
                          "note": r["note"] or ""})
         write(rows, out, "assess_scale")  # after every size: a long run leaves what it measured
+
+
+def _default_note() -> str:
+    """The note of a run with the default attacks: which ones the default leaves out."""
+    from sdcrisk.default_attacks import LEFT_OUT
+
+    return "default attacks" + (f" (left out: {', '.join(LEFT_OUT)})" if LEFT_OUT else " (every attack)")
 
 
 def part_releases(rows: list[dict], sizes: list[int], columns: int, out: Path) -> None:
@@ -329,7 +337,10 @@ def write(rows: list[dict], out: Path, stem: str = "assess") -> None:
                   "(04:25-04:30 UTC, the rows of that section; 255.1 s in the run before, and 309.6-337.1 s in two "
                   "runs interleaved with them with PRL's previous memory estimate, which kept it alone); after the k-d "
                   "tree's leaves became contiguous blocks, `--sizes 1000000` (2026-11-28 22:34-22:39 UTC; 258.0 s and "
-                  "3911 MiB for the commit before, at 22:06); "
+                  "3911 MiB for the commit before, at 22:06; these rows are in the section `assess synthetic, "
+                  "attacks all`, every attack); with the default attack set (DBRL left out, `sdcrisk.default_attacks`), "
+                  "`--sizes 1000000` (2026-11-29 02:41-02:47 UTC; load average 1.4 before and 4.0 after: the machine "
+                  "was shared with other jobs, RBRL-Max as fast as in the every-attack run, the other attacks 17-57 % slower); "
                   "`--parts tied --sizes 200000 --columns 6`; `--parts releases --sizes "
                   "100000`. A subset of the attacks, or a memory limit for every attack, has sections of its own. A "
                   "command's peak memory is its process tree's (the attack workers included, their shared arrays "

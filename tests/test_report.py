@@ -207,9 +207,9 @@ def test_gate_uses_the_point_estimate_and_names_attack_and_file():
 
 
 def test_intruder_line_for_every_measure_assess_runs():
-    from sdcrisk.assessment import DEFAULT_ATTACKS
+    from sdcrisk.assessment import ALL_ATTACKS
 
-    for name in [*DEFAULT_ATTACKS, "PRL-graded"]:
+    for name in ALL_ATTACKS:
         assert len(report.INTRUDER.get(name, "")) > 20, name
         assert "\n" not in report.INTRUDER[name]
 

@@ -1,7 +1,8 @@
 """Disclosure risk and information loss of a custodian's own original and masked files.
 
-:func:`assess` runs every record-linkage attack of :data:`sdcrisk.attacks.KNOWN_ATTRIBUTE_ATTACKS`
-(DBRL, RBRL-Sum, RBRL-Max, PRL, RS-RL, L-RL, GDBRL), interval disclosure (ID) and the
+:func:`assess` runs the record-linkage attacks of :data:`sdcrisk.attacks.KNOWN_ATTRIBUTE_ATTACKS`
+(DBRL, RBRL-Sum, RBRL-Max, PRL, RS-RL, L-RL, GDBRL; by default those no other dominates on a corpus
+of releases, :mod:`sdcrisk.default_attacks`), interval disclosure (ID) and the
 information-loss measures (IL, IL1..IL5) on one pair of files and returns a tidy table; the
 command ``sdcrisk assess`` (:mod:`sdcrisk.cli`) wraps it and writes a report.
 
@@ -37,6 +38,7 @@ import pandas as pd
 from .attacks import ATTACKS, KNOWN_ATTRIBUTE_ATTACKS, run_attack
 from .categorical import block_codes, block_summary, blocked, codes, mixed_matrix, split_columns
 from .data import read_table, release_arrow_memory
+from .default_attacks import ALL_ATTACKS, DEFAULT_ATTACKS, left_out_reasons
 from .kernels import warm_in_background
 from .linkage.probabilistic import ConvergenceWarning, prl
 from .linkage.base import NotApplicable, checked_links, prepare
@@ -59,7 +61,8 @@ RISK, LOSS = "disclosure risk", "information loss"
 ATTACK_NAMES = {"DBRL": "DBRL", "RBRL-SUM": "RBRL-Sum", "RBRL-MAX": "RBRL-Max", "PRL": "PRL",
                 "RS-RL": "RS-RL(p<=20%)", "RS-RL(P<=20%)": "RS-RL(p<=20%)", "L-RL": "L-RL(MA)",
                 "L-RL(MA)": "L-RL(MA)", "GDBRL": "GDBRL", "PRL-GRADED": "PRL-graded", "ID": "ID"}
-DEFAULT_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "PRL-graded", "RS-RL(p<=20%)", "L-RL(MA)", "GDBRL", "ID")
+# DEFAULT_ATTACKS: the attacks no other dominates on the corpus of research/dominance (sdcrisk.default_attacks);
+# ALL_ATTACKS: every one ("all")
 CONCURRENT_MAX = 100_000  # records: up to this many, two attacks run at a time in threads (_run_attacks)
 START_ORDER = {"GDBRL": 0, "PRL": 2}  # the others 1 (_run_attacks)
 READERS = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
@@ -427,18 +430,24 @@ def scenarios_from(columns: list[str], known: Sequence[str] | None = None,
 
 
 def attack_names(attacks: Sequence[str] | None) -> list[str]:
-    """Canonical names of the requested measures (default: every attack and ID)."""
+    """Canonical names of the requested measures. None: the default set (:data:`DEFAULT_ATTACKS`,
+    the attacks no other dominates on the corpus, and ID; :mod:`sdcrisk.default_attacks`); "all":
+    every one (:data:`ALL_ATTACKS`); a named attack runs whether or not it is in the default."""
     if attacks is None:
         return list(DEFAULT_ATTACKS)
     out = []
     for a in attacks:
-        name = ATTACK_NAMES.get(str(a).strip().upper(), str(a).strip())
-        if name not in DEFAULT_ATTACKS and name not in ATTACKS:
-            raise AssessError(f"attacks: unknown attack {a!r}; choose from {', '.join(DEFAULT_ATTACKS)}")
+        key = str(a).strip().upper()
+        if key == "ALL":
+            out.extend(name for name in ALL_ATTACKS if name not in out)
+            continue
+        name = ATTACK_NAMES.get(key, str(a).strip())
+        if name not in ALL_ATTACKS and name not in ATTACKS:
+            raise AssessError(f"attacks: unknown attack {a!r}; choose from {', '.join(ALL_ATTACKS)} or all")
         if name not in out:
             out.append(name)
     if not out:
-        raise AssessError(f"attacks: none given; choose from {', '.join(DEFAULT_ATTACKS)}")
+        raise AssessError(f"attacks: none given; choose from {', '.join(ALL_ATTACKS)} or all")
     return out
 
 
@@ -697,7 +706,10 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     (units in the module docstring), ``low``/``high`` (95 % Wilson interval), ``baseline`` (the
     random-guess rate), ``draws_low``/``draws_high`` (GDBRL: range over its tie draws),
     ``seconds`` (wall time; two attacks may share the machine, :func:`_run_attacks`) and ``note``. ``attrs`` holds ``pairing``, ``warnings``,
-    ``files`` and ``blocking`` (keys, blocks, share of records unique on the keys).
+    ``files``, ``blocking`` (keys, blocks, share of records unique on the keys) and ``left_out``.
+    ``attacks``: None runs the default set (:data:`DEFAULT_ATTACKS`) and ``attrs["left_out"]``
+    gives ``{attack: reason}`` for each attack it leaves out (:mod:`sdcrisk.default_attacks`);
+    ``["all"]`` runs every attack; named attacks run whether or not they are in the default.
     ``prl_candidates=K`` is PRL's ``max_candidates``: each record keeps its K best candidates
     (on tied blocks its K best pairs agreeing on several attributes), for files whose full
     candidate graph exceeds the memory limit. ``pool``: attack worker processes
@@ -772,6 +784,7 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     out.attrs["files"] = {"original": names[0], "masked": names[1]}
     out.attrs["blocking"] = _blocking(pair, sets)
     out.attrs["categorical"] = list(pair.categorical)
+    out.attrs["left_out"] = left_out_reasons(attacks)  # {attack: why the default did not run it}
     return out
 
 
@@ -848,4 +861,4 @@ def _loss_rows(pair: Pair) -> list[dict]:
 
 
 __all__ = ["assess", "AssessError", "read_file", "pair_files", "Pair", "scenarios_from", "attack_names",
-           "DEFAULT_ATTACKS", "COLUMNS"]
+           "DEFAULT_ATTACKS", "ALL_ATTACKS", "COLUMNS"]

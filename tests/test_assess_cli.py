@@ -132,7 +132,7 @@ def test_gate_is_undecided_when_an_attack_was_refused(files, tmp_path, capsys, m
 
 
 def test_every_attack_refused_does_not_pass_the_gate(files, tmp_path, capsys, monkeypatch):
-    _refuse(monkeypatch, set(assessment.DEFAULT_ATTACKS))
+    _refuse(monkeypatch, set(assessment.ALL_ATTACKS))
     status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--attacks", "DBRL,GDBRL,ID",
                    "--out", str(tmp_path / "rep"), "--quiet", "--max-risk", "5"])
     err = capsys.readouterr().err
@@ -194,12 +194,12 @@ def test_help_lists_every_attack_assess_runs(capsys, monkeypatch):
     described, attacks_help = text.split("positional arguments")[0], text.split("--attacks ATTACKS", 2)[-1]
     attacks_help = attacks_help.split("(default")[0].replace(" ", "")
     assert attack_choices()[:5] == ["DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "PRL-graded"]
-    assert attack_choices() and assessment.attack_names(attack_choices()) == list(assessment.DEFAULT_ATTACKS)
+    assert attack_choices() and assessment.attack_names(attack_choices()) == list(assessment.ALL_ATTACKS)
     for name in attack_choices():  # each as --attacks takes it
-        assert name in attacks_help.removeprefix("comma-separatedsubsetof").split(",")
+        assert name in attacks_help.removeprefix("comma-separatedsubsetof").split(",or'all'")[0].split(",")
         assert name == "ID" or name in described
-    # made from sdcrisk.assessment.DEFAULT_ATTACKS, not written out: a new one shows up
-    monkeypatch.setattr(assessment, "DEFAULT_ATTACKS", (*assessment.DEFAULT_ATTACKS, "NEW-RL"))
+    # made from sdcrisk.assessment.ALL_ATTACKS, not written out: a new one shows up
+    monkeypatch.setattr(assessment, "ALL_ATTACKS", (*assessment.ALL_ATTACKS, "NEW-RL"))
     with pytest.raises(SystemExit):
         main(["assess", "--help"])
     assert "NEW-RL" in capsys.readouterr().out
@@ -558,3 +558,21 @@ def test_import_stays_light():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     heavy, seconds = proc.stdout.split("] ")
     assert heavy == "[" and float(seconds) < 0.5
+
+
+def test_the_report_says_which_attacks_the_default_left_out_and_why(files, tmp_path, capsys):
+    from sdcrisk.default_attacks import LEFT_OUT
+
+    out = tmp_path / "rep"
+    assert main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    doc = json.loads((out / "report.json").read_text())
+    assert set(doc["left_out"]) == set(LEFT_OUT) and all(doc["left_out"].values())
+    assert not {r["measure"] for r in doc["results"]} & set(LEFT_OUT)
+    for name in LEFT_OUT:
+        assert f"left out by default: {name}: " in printed
+        assert f"- {name}: " in (out / "report.md").read_text() and name in (out / "report.html").read_text()
+    main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--out", str(tmp_path / "all"),
+          "--quiet", "--attacks", "all"])
+    every = json.loads((tmp_path / "all" / "report.json").read_text())
+    assert every["left_out"] == {} and set(LEFT_OUT) <= {r["measure"] for r in every["results"]}

@@ -371,6 +371,10 @@ def gather(plan: Plan):
         rows += _read_part(plan, i, None)["rows"]
         t = pd.DataFrame(rows).reindex(columns=COLUMNS)
         t.attrs.update(parts[0]["attrs"])
+        if not plan.attacks_given:  # each job named its attack: the default set's left-out ones, as the command says
+            from .default_attacks import left_out_reasons
+
+            t.attrs["left_out"] = left_out_reasons(None)
         tables.append(t.assign(masked=release))
     results = pd.concat(tables, ignore_index=True)
     meta = report_meta(plan.original, plan.releases, tables, plan.settings["seed"], local_argv(plan), plan.max_risk)

@@ -56,12 +56,12 @@ class _Parser(argparse.ArgumentParser):
 
 
 def attack_choices() -> list[str]:
-    """The measures ``--attacks`` takes, as a user types them: :data:`sdcrisk.assessment.DEFAULT_ATTACKS`
+    """The measures ``--attacks`` takes, as a user types them: :data:`sdcrisk.assessment.ALL_ATTACKS`
     with the short names it accepts (RS-RL for RS-RL(p<=20%), L-RL for L-RL(MA))."""
-    from .assessment import ATTACK_NAMES, DEFAULT_ATTACKS
+    from .assessment import ALL_ATTACKS, ATTACK_NAMES
 
     out = []
-    for name in DEFAULT_ATTACKS:
+    for name in ALL_ATTACKS:
         short = name.split("(")[0]
         out.append(short if ATTACK_NAMES.get(short.upper()) == name else name)
     return out
@@ -70,15 +70,21 @@ def attack_choices() -> list[str]:
 def _attack_help(parser) -> None:
     """The assess command's description and ``--attacks`` help, listing :func:`attack_choices`
     (made when help is printed: importing the attacks takes about 0.5 s)."""
+    from .default_attacks import LEFT_OUT
+
     names = attack_choices()
     linkage = [n for n in names if n != "ID"]
-    parser.description = textwrap.fill(f"Attack each MASKED file with every record-linkage attack "
+    parser.description = textwrap.fill(f"Attack each MASKED file with the record-linkage attacks "
                                        f"({', '.join(linkage)}), interval disclosure (ID) and the information-loss "
-                                       "measures; write report.json, report.md and report.html to --out.", 100,
-                                       break_on_hyphens=False)
+                                       "measures; write report.json, report.md and report.html to --out. By "
+                                       "default the attacks no other dominates on the project's corpus of "
+                                       f"releases run (left out: {', '.join(LEFT_OUT) or 'none'}; "
+                                       "docs/assess.md, Default attacks).", 100, break_on_hyphens=False)
     for action in parser._actions:
         if "--attacks" in action.option_strings:
-            action.help = f"comma-separated subset of {','.join(names)} (default: all)".replace("%", "%%")
+            action.help = (f"comma-separated subset of {','.join(names)}, or 'all' (default: every attack "
+                           f"but {', '.join(LEFT_OUT)})" if LEFT_OUT else
+                           f"comma-separated subset of {','.join(names)} (default: all)").replace("%", "%%")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -380,7 +386,7 @@ def report_meta(original: str, masked: list[str], tables: list, seed: int, argv:
     blocking = {path: t.attrs["blocking"] for path, t in zip(masked, tables) if t.attrs.get("blocking")}
     return {"original": original, "masked": list(masked), "pairing": tables[0].attrs.get("pairing", ""),
             "warnings": warned, "seed": seed, "command": shlex.join(["sdcrisk", *argv]),
-            "blocking": blocking, "max_risk": max_risk}
+            "blocking": blocking, "max_risk": max_risk, "left_out": dict(tables[0].attrs.get("left_out") or {})}
 
 
 def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
@@ -388,7 +394,8 @@ def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
 
     # a large original: the attack workers start now and import while this process reads
     attacks = _split(args.attacks) or []
-    pool = start_early(args.original, 1 if len(attacks) == 1 and not args.scenarios else 2)
+    single = len(attacks) == 1 and attacks[0].lower() != "all" and not args.scenarios
+    pool = start_early(args.original, 1 if single else 2)
     try:
         return _assess_files(args, limit, progress, start, restore_sigint, pool)
     finally:
@@ -398,7 +405,7 @@ def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
 
 def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
     from .assessment import READERS, AssessError, assess, read_file
-    from .report import FAIL, UNDECIDED, gate, preload, summary_text, write_report
+    from .report import FAIL, UNDECIDED, gate, left_out_text, preload, summary_text, write_report
 
     extra = {"categorical": _split(args.categorical)} if args.categorical else {}
     try:
@@ -424,6 +431,8 @@ def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
     restore_sigint()  # from here Ctrl-C is a KeyboardInterrupt: the writer removes its temporary files
     # the summary and the gate first: a report that cannot be written (a full disk) loses neither
     print(summary_text(results), flush=True)
+    for line in left_out_text(meta):
+        print(f"left out by default: {line}")
     for w in warned:
         print(f"warning: {w}", file=sys.stderr)
     status = EXIT_OK

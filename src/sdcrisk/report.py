@@ -372,6 +372,11 @@ def _status_text(results: pd.DataFrame) -> pd.Series:
     return out
 
 
+def left_out_text(meta: dict) -> list[str]:
+    """One line per attack the default set left out (:mod:`sdcrisk.default_attacks`), with why."""
+    return [f"{name}: {reason}" for name, reason in (meta.get("left_out") or {}).items()]
+
+
 def summary_text(results: pd.DataFrame) -> str:
     """The console summary: risk per attack and scenario with its 95 % interval, then IL, per masked
     file; a note on several rows (or a long one) once, under its file's table; then the attacks not
@@ -395,7 +400,8 @@ def summary_text(results: pd.DataFrame) -> str:
         lines.extend(f"  [{k}] {v}" for k, v in enumerate(listed, start=1))
         il = g[g.kind == LOSS].set_index("measure").percent
         if len(il):
-            lines.append("  information loss (%): " + ", ".join(f"{k} {v:.2f}" for k, v in il.items()))
+            lines.append("  information loss (%): " + ", ".join(f"{k} {v:.2f}" if np.isfinite(v) else f"{k} n/a"
+                                                                for k, v in il.items()))
     missing = missing_text(results)
     if missing:
         lines.append("Attacks without a result:")
@@ -701,6 +707,8 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
     intruder = intruder_lines(results)
     blocking, draws, sentence = blocking_text(meta), draws_text(results), headline_text(results)
     missing = missing_text(results)
+    left_out = left_out_text(meta)
+    left_intro = "Attacks left out by default (run them by name, or every attack with --attacks all):"
     plt = _pyplot()
     fig1, fig2 = risk_utility_map(results), attack_chart(results)
     try:
@@ -713,6 +721,7 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
     doc = {"meta": _plain(info), "units": UNITS_TEXT, "headline_text": sentence, "headline": _records(top),
            "intruder": dict(intruder), "blocking": _plain(meta.get("blocking") or {}), "gate": lines,
            "gate_status": verdict["status"] if verdict else None, "not_run": _records(missing_rows(results)),
+           "left_out": dict(meta.get("left_out") or {}),
            "results": _records(results[[*[c for c in RESULT_COLUMNS if timings or c != "seconds"], "masked",
                                         *[c for c in results.columns if c not in RESULT_COLUMNS + ["masked"]]]])}
     stamp = f"sdcrisk {__version__}, " + (f"{info['created']}, " if timings else "") + f"seed {meta.get('seed', 0)}."
@@ -730,6 +739,7 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
           *[f"**{gate_head}:** {g}\n" for g in lines],
           _markdown_table(summary), "",
           *([missing_intro, "", *[f"- {m}" for m in missing], ""] if missing else []),
+          *([left_intro, "", *[f"- {m}" for m in left_out], ""] if left_out else []),
           "## What the intruder knows and does", "", *[f"- **{n}**: {t}" for n, t in intruder], "",
           *(["## Blocking", "", *[f"- {b}" for b in blocking], ""] if blocking else []),
           "## Disclosure risk", "", _markdown_table(risk, risk_notes), "",
@@ -754,6 +764,7 @@ ol.notes{{font-size:0.85em}}img{{max-width:100%}}.headline{{font-size:1.15em;fon
 {"".join(f'<p style="color:{gate_colour}"><b>{esc(gate_head)}:</b> {esc(g)}</p>' for g in lines)}
 {_html_table(summary)}
 {(f"<p>{esc(missing_intro)}</p><ul>" + "".join(f"<li>{esc(m)}</li>" for m in missing) + "</ul>") if missing else ""}
+{(f"<p>{esc(left_intro)}</p><ul>" + "".join(f"<li>{esc(m)}</li>" for m in left_out) + "</ul>") if left_out else ""}
 <h2>What the intruder knows and does</h2>
 <ul>{"".join(f"<li><b>{esc(n)}</b>: {esc(t)}</li>" for n, t in intruder)}</ul>
 {("<h2>Blocking</h2><ul>" + "".join(f"<li>{esc(b)}</li>" for b in blocking) + "</ul>") if blocking else ""}

@@ -15,7 +15,7 @@ import posixpath
 import re
 from pathlib import Path
 
-from mkdocs.structure.files import File, Files
+from mkdocs.structure.files import File, Files, InclusionLevel
 
 #: an inline Markdown link or image: ``[text](target)`` or ``[text](target "title")``
 LINK = re.compile(r"(\]\()([^)\s]+)((?:\s+\"[^\"]*\")?\))")
@@ -80,7 +80,9 @@ def on_files(files: Files, config) -> Files:
         if not source.is_file():
             continue
         if not repo_path.startswith(docs + "/"):
-            files.append(File.generated(config, PREFIX + repo_path, abs_src_path=str(source)))
+            # pages reached by links, not by the nav (where the nav names one, it is listed there too)
+            files.append(File.generated(config, PREFIX + repo_path, abs_src_path=str(source),
+                                        inclusion=InclusionLevel.NOT_IN_NAV))
         if source.suffix == ".md":
             for target in _targets(source.read_text(encoding="utf-8"), repo_path):
                 if target not in seen and not target.startswith("..") and (root / target).is_file():

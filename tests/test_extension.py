@@ -1,6 +1,6 @@
 """Extension: a new masking method and a new attack (registry plugins) and two new data sets, an R
 data file and a CSV file (config entries only), get their tables from the DAG without touching the
-package; the README's extension example runs as written."""
+package; the extension example of docs/extending.md runs as written."""
 
 import hashlib
 import os
@@ -128,21 +128,21 @@ def test_toy_method_and_dataset_through_the_dag(tmp_path):
     assert planned_cells() == 6  # every cell runs the toy attack
 
 
-def readme_blocks() -> tuple[dict[str, str], list[str]]:
-    """The README extension section's files (``<!-- extension-example NAME -->`` before a code
-    block) and its commands (the block after ``<!-- extension-commands -->``)."""
-    text = (ROOT / "README.md").read_text()
+def example_blocks() -> tuple[dict[str, str], list[str]]:
+    """The extension guide's files (``<!-- extension-example NAME -->`` before a code block) and
+    its commands (the block after ``<!-- extension-commands -->``), in docs/extending.md."""
+    text = (ROOT / "docs" / "extending.md").read_text()
     files = dict(re.findall(r"<!-- extension-example (\S+) -->\s*```\w*\n(.*?)```", text, flags=re.S))
     commands = re.search(r"<!-- extension-commands -->\s*```bash\n(.*?)```", text, flags=re.S)
-    assert files and commands, "README: the extension example's markers are missing"
+    assert files and commands, "docs/extending.md: the extension example's markers are missing"
     return files, [line for line in commands.group(1).splitlines() if line.strip()]
 
 
 def test_readme_extension_example_runs_as_written(tmp_path):
-    """The README's plugin and config files, and its commands typed as they are, in a scratch copy
+    """The extension guide's plugin and config files, and its commands typed as they are, in a scratch copy
     of the repository (the reference data from the mirror): a dry run, then a real run of the
     plugin's cells; a deterministic method runs one replicate."""
-    files, commands = readme_blocks()
+    files, commands = example_blocks()
     repo = tmp_path / "repo"
     repo.mkdir()
     for part in ("Snakefile", "workflow", "config", "published", "docs", "notebooks", "research", "src"):  # a checkout without outputs

@@ -138,7 +138,7 @@ def write(path, description: dict | None = None) -> None:
 
 
 #: the extras constraints.txt covers (every extra of pyproject.toml)
-EXTRAS = ("workflow", "test", "cluster")
+EXTRAS = ("workflow", "test", "cluster", "docs")
 
 
 def constraints(extras: tuple[str, ...] = EXTRAS) -> str:

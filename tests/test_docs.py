@@ -180,3 +180,24 @@ def test_api_pages_name_objects_that_exist():
         except ImportError:
             module, _, attr = name.rpartition(".")
             assert hasattr(importlib.import_module(module), attr), name
+
+
+_REGION = re.compile(r"<!--\s*(?P<name>[\w:-]+)[^>]*-->.*?<!--\s*/[\w:-]*\s*-->", re.S)
+_FENCE = re.compile(r"```.*?```", re.S)
+_MEASURED = re.compile(r"\d[\d,.]*(?:\s*-\s*\d[\d,.]*)?\s?(?:s|min|minutes|seconds|hours|GB|GiB|MB|MiB|KiB)(?![\w])"
+                       r"|\d[\d,.]*\s*-\s*\d[\d,.]*\s?% of (?:n|the records)")  # a measured range (rules are single numbers)
+
+
+def measured_figures(text: str) -> list[str]:
+    """Run times, memory and measured shares written by hand: outside generated regions and code."""
+    return _MEASURED.findall(_FENCE.sub("", _REGION.sub("", text)))
+
+
+def test_measured_figures_check_finds_hand_written_ones():
+    assert measured_figures("It runs in 93 s and 1.2 GiB; ours 1-3 % of n high.") == ["93 s", "1.2 GiB", "1-3 % of n"]
+    assert measured_figures("<!-- run-times -->took 93 s<!-- /run-times --> ```\nsleep 5 s\n```") == []
+    assert measured_figures("targets: 95 % of the cells, within 1 point") == []
+
+
+def test_readme_carries_no_measured_figure_outside_a_generated_region():
+    assert measured_figures((ROOT / "README.md").read_text()) == []

@@ -280,17 +280,18 @@ def test_a_file_pair_above_the_memory_limit_is_refused_before_reading(tmp_path, 
 
 
 def test_every_attack_above_the_memory_limit_is_refused_before_reading(tmp_path, monkeypatch, capsys):
-    from sdcrisk.workers import _WORKER_BASE, PEAK_BYTES_PER_RECORD
+    from sdcrisk.assessment import attack_names
+    from sdcrisk.workers import expected_bytes
 
     o, m = _pair_files(tmp_path, 300, 3)
     monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "100M")
     monkeypatch.setenv("SDCRISK_WORKER_MIN", "0")  # the attacks run in workers, which refuse each
-    least = min(PEAK_BYTES_PER_RECORD, key=PEAK_BYTES_PER_RECORD.get)
+    least = min((a for a in attack_names(None) if a != "ID"), key=lambda a: expected_bytes(a, 300))
     with monkeypatch.context() as patch:
         _nothing_read(patch)
         assert main(["assess", o, m, "--out", str(tmp_path / "rep"), "--quiet"]) == 2
     err = _one_line(capsys)
-    need = (_WORKER_BASE + 300 * PEAK_BYTES_PER_RECORD[least]) / 2**30
+    need = expected_bytes(least, 300) / 2**30
     assert (f"{o}: about 300 records (estimated from the file's size): every attack asked for needs more than the "
             f"memory limit of 100.00 MiB (SDCRISK_MEMORY_LIMIT), the least {least} about {need:.2f} GiB") in err, err
     assert main(["assess", o, m, "--out", str(tmp_path / "rep"), "--quiet", "--attacks", "ID"]) == 0  # no attack

@@ -87,7 +87,9 @@ def test_the_prl_worker_is_expected_larger_where_nothing_can_be_parked(monkeypat
     on_disk = workers.expected_bytes("PRL", 10**6)
     monkeypatch.setattr(workers, "in_memory", lambda path: True)
     assert workers.expected_bytes("PRL", 10**6) > on_disk
-    assert workers.expected_bytes("DBRL", 10**6) == workers._WORKER_BASE + workers.PEAK_BYTES_PER_RECORD["DBRL"] * 10**6
+    from sdcrisk.attacks import NEEDS
+
+    assert workers.expected_bytes("DBRL", 10**6) == workers._WORKER_BASE + NEEDS["DBRL"].bytes_per_record * 10**6
 
 
 def test_a_failed_write_keeps_them_in_memory(tmp_dir, monkeypatch):

@@ -120,7 +120,9 @@ def test_a_signal_kills_the_workers_and_removes_their_arrays(sig, status_expecte
 
 
 def test_progress_estimate_passes_through_its_measured_points():
-    for name, (t1, t2) in workers.EXPECTED_SECONDS.items():
+    from sdcrisk.attacks import NEEDS
+
+    for name, (t1, t2) in ((a, v.seconds) for a, v in NEEDS.items() if v.seconds):
         assert workers.expected_seconds(name, 100_000) == pytest.approx(t1)
         assert workers.expected_seconds(name, 1_000_000) == pytest.approx(t2)
         assert workers.expected_seconds(name, 10_000_000) > t2
@@ -357,3 +359,30 @@ def test_workers_share_the_nearest_record_search(tmp_path, monkeypatch):
     assert len(entries) == 2  # one search per set of known attributes
     pd.testing.assert_frame_equal(pd.DataFrame(rows).drop(columns="seconds"),
                                   pd.DataFrame(local).drop(columns="seconds"))
+
+
+def test_a_plugin_attack_declares_its_needs_at_registration(monkeypatch):
+    """The scheduler reads each attack's time and memory from its registration, none from a table of its own."""
+    from sdcrisk import attacks
+
+    monkeypatch.setattr(attacks, "ATTACKS", dict(attacks.ATTACKS))
+    monkeypatch.setattr(attacks, "NEEDS", dict(attacks.NEEDS))
+    attacks.register_attack("SLOW-RL", attacks.Needs(seconds=(10.0, 1000.0), bytes_per_record=100.0))(
+        lambda x, y, known, v, rng: None)
+    assert workers.expected_seconds("SLOW-RL", 100_000) == pytest.approx(10.0)
+    assert workers.expected_seconds("SLOW-RL", 10**7) == pytest.approx(1e5)
+    assert workers.expected_bytes("SLOW-RL", 10**6) == workers._WORKER_BASE + 100.0 * 10**6
+    attacks.register_attack("UNMEASURED-RL")(lambda x, y, known, v, rng: None)
+    assert workers.expected_seconds("UNMEASURED-RL", 10**6) is None
+    largest = max(v.bytes_per_record for v in attacks.NEEDS.values() if v.bytes_per_record)
+    assert workers.expected_bytes("UNMEASURED-RL", 10**6) >= workers._WORKER_BASE + largest * 10**6 - 1
+    with pytest.raises(ValueError, match="needs must be a sdcrisk.attacks.Needs"):
+        attacks.register_attack("BAD-RL", {"seconds": 1})
+
+
+def test_workers_keep_no_table_of_attacks():
+    import inspect
+
+    source = inspect.getsource(workers)
+    for name in ("PRL-graded", "RBRL-Sum", "GDBRL"):
+        assert f'"{name}"' not in source

@@ -10,6 +10,7 @@ with :func:`register_attack`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -47,6 +48,45 @@ ATTACKS: dict[str, Callable] = {
     "PRL-graded": lambda x, y, known, v, rng: prl_graded(x, y, known=known, rng=rng),
 }
 
+@dataclass(frozen=True)
+class Needs:
+    """What the attack workers of ``sdcrisk assess`` need to know of an attack before they run it
+    on a large file: the order to hand the attacks out in (longest first), the progress estimate,
+    and whether two attacks fit the memory limit side by side.
+
+    ``seconds``: its wall time in the whole command on 10^5 and 10^6 records x 10 attributes (rank
+    swapping p = 5, 2 cores, two attacks at a time), interpolated on log-log axes. ``bytes_per_record``:
+    its worker's peak resident memory per record at 10^6 above the interpreter and its libraries
+    (the mapped arrays included), scaled linearly in n; ``unparked``: the same where the temporary
+    directory is held in memory (tmpfs) and nothing can wait on disk. ``shares_search``: it begins
+    with the nearest-record search that the first of DBRL, RS-RL and L-RL runs and the others read
+    (:mod:`sdcrisk.linkage.shared`), so after the first its estimate is :data:`SEARCH` shorter.
+    The measurements behind each figure: ``benchmarks/results/assess_scale.md`` and
+    ``docs/benchmarks.md`` (the assess command)."""
+
+    seconds: tuple[float, float] | None = None
+    bytes_per_record: float | None = None
+    unparked: float | None = None
+    shares_search: bool = False
+
+
+#: each attack's :class:`Needs` (a plugin attack declares its own with :func:`register_attack`)
+NEEDS: dict[str, Needs] = {
+    "PRL": Needs(seconds=(2.8, 128.0), bytes_per_record=2380.0, unparked=2843.0),
+    "GDBRL": Needs(seconds=(3.9, 76.2), bytes_per_record=856.0),
+    "PRL-graded": Needs(seconds=(4.33, 55.9), bytes_per_record=1190.0),
+    "L-RL(MA)": Needs(seconds=(2.44, 55.6), bytes_per_record=1500.0, shares_search=True),
+    "RS-RL(p<=20%)": Needs(seconds=(2.24, 64.6), bytes_per_record=1329.0, shares_search=True),
+    "DBRL": Needs(seconds=(1.5, 44.7), bytes_per_record=931.0, shares_search=True),
+    "RBRL-Sum": Needs(seconds=(1.95, 58.7), bytes_per_record=952.0),
+    "RBRL-Max": Needs(seconds=(0.41, 8.33), bytes_per_record=952.0),  # reads RBRL-Sum's ranks and tree
+}
+#: the shared nearest-record search alone, as timed in the same runs (``Needs.shares_search``)
+SEARCH = Needs(seconds=(1.4, 44.5))
+#: the two sizes ``Needs.seconds`` were measured at
+NEEDS_SIZES = (100_000, 1_000_000)
+
+
 # The attacks that take the intruder's known attributes as given (the projected attacks choose
 # their own blocks of v attributes): the ones :func:`sdcrisk.assess` runs on a custodian's files.
 KNOWN_ATTRIBUTE_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "PRL", "RS-RL(p<=20%)", "L-RL(MA)", "GDBRL", "PRL-graded")
@@ -69,15 +109,21 @@ _BUILTIN = dict(ATTACKS)  # TIE_AWARE applies only while ATTACKS[name] is the pa
 OWN_RULE = "the attack's own rule"  #: ``info["ties"]`` of an attack without tie support
 
 
-def register_attack(name: str):
+def register_attack(name: str, needs: Needs | None = None):
     """Decorator adding ``f(x, y, known, v, rng) -> LinkResult`` to :data:`ATTACKS` under ``name``,
     so that a plugin module (config ``plugins:``) can add an attack to the matrix without
-    touching the package; the experiment lists it under ``options.attacks``."""
+    touching the package; the experiment lists it under ``options.attacks``. ``needs``: its
+    :class:`Needs` where measured (else the workers assume the largest memory of any attack and
+    give no time estimate)."""
+    if needs is not None and not isinstance(needs, Needs):
+        raise ValueError(f"register_attack({name!r}): needs must be a sdcrisk.attacks.Needs, got {type(needs).__name__}")
 
     def deco(func):
         if name in ATTACKS:
             raise ValueError(f"attack {name!r} registered twice")
         ATTACKS[name] = func
+        if needs is not None:
+            NEEDS[name] = needs
         return func
 
     return deco

@@ -66,45 +66,9 @@ from .resources import configured_limit, in_memory
 
 WORKER_MIN = 20_000  # records: from this many sdcrisk.assess runs the attacks in worker processes
 HEARTBEAT = 10.0  # seconds between progress lines of a running attack
-# Seconds each attack took in the whole command on 100,000 and on 1,000,000 records x 10 attributes
-# (rank swapping p = 5, 2 cores, two attacks at a time; benchmarks/results/assess_scale.md, November
-# 27, after the nearest-record search was shared; DBRL's, RS-RL's and L-RL's with the search, as
-# each took when it ran it): the order in which the attacks are handed out (longest first) and,
-# interpolated on log-log axes, the progress estimate. RBRL-Max's from the run of November 27,
-# night, since it reads RBRL-Sum's ranks and tree (sdcrisk.linkage.shared).
-EXPECTED_SECONDS = {"PRL": (2.8, 128.0), "GDBRL": (3.9, 76.2), "PRL-graded": (4.33, 55.9),
-                    "L-RL(MA)": (2.44, 55.6), "RS-RL(p<=20%)": (2.24, 64.6), "DBRL": (1.5, 44.7),
-                    "RBRL-Sum": (1.95, 58.7), "RBRL-Max": (0.41, 8.33)}
-_SIZES = (100_000, 1_000_000)
-# DBRL, RS-RL and L-RL begin with one nearest-record search, which the first of them runs and the
-# others read (sdcrisk.linkage.shared): its seconds in the same runs, to take off the estimate of
-# the attacks that follow the first (L-RL 62.9 s before the search was shared, 18.4 s after; with
-# its interval searches in sorted order 11.1 s after, so 55.6 s alone).
-SEARCH_SHARERS = ("DBRL", "RS-RL(p<=20%)", "L-RL(MA)")
-SEARCH_SECONDS = (1.4, 44.5)
-# A worker's peak resident memory per record in the same run at 10^6 records (peaks of 1188-3082
-# MiB, the mapped arrays included; RBRL-Sum takes RBRL-Max's), above the interpreter and its
-# libraries (_WORKER_BASE). Measured after the workers returned freed blocks of 1 MiB and more to
-# the system (attack_worker), PRL-graded and GDBRL freed their arrays before the flow and the k-d
-# tree grouped duplicate rows by a hash (PRL-graded 3543 -> 2202 MiB, GDBRL 2509 -> 2089, RS-RL
-# 1946 -> 1485); the values of three rounds before came within 10 % of DBRL's and RBRL-Max's
-# peaks at 10^7 records. PRL-graded's, remeasured after its assignment left the flow for shortest
-# augmenting paths (November 27): 2202 -> 1423 MiB; GDBRL's after its priced assignment left the
-# flow for them too (November 27, later): 2017 -> 1116 MiB. RS-RL's and L-RL's after their first
-# search became the shared one (sdcrisk.linkage.shared), which also collects DBRL's candidates
-# (16 per record while searching): 1485 -> 1567 and 1597 -> 1618 MiB, the larger of the two kept
-# for L-RL. Since L-RL reads RS-RL's sorted columns and tree (sdcrisk.linkage.shared), its worker
-# peaked at 1,720 MiB at 10^6 and 14,572 MiB at 10^7 (1,489 and 1,497 bytes per record above the
-# base; the previous 1,382 fell 7 % short at 10^7), and PRL-graded's at 1,434 MiB at 10^6 (1,189;
-# November 27, night). PRL's since its keys and the arcs' ends wait on disk during its flow
-# (sdcrisk.resources.park; November 28): 3,011 -> 2,570 MiB at 10^6 (2,380 bytes per record above
-# the base). Two attacks run at a time only while their sum stays within the memory limit.
-# Where the temporary directory is held in memory (tmpfs), nothing is parked and PRL's worker
-# peaks as before (3,011 MiB at 10^6: 2,843 bytes per record above the base).
-_WORKER_BASE = 300 * 2**20
-PEAK_BYTES_UNPARKED = {"PRL": 2843.0}
-PEAK_BYTES_PER_RECORD = {"PRL": 2380.0, "PRL-graded": 1190.0, "GDBRL": 856.0, "L-RL(MA)": 1500.0,
-                         "RS-RL(p<=20%)": 1329.0, "RBRL-Sum": 952.0, "RBRL-Max": 952.0, "DBRL": 931.0}
+_WORKER_BASE = 300 * 2**20  # a worker's interpreter and libraries, below what an attack's Needs count
+# What each attack needs (time, memory per record, a shared search) is declared where it is
+# registered: sdcrisk.attacks.NEEDS (register_attack(name, needs=...) for a plugin).
 _ARRAYS = ("x", "y", "cx", "cy")
 _LIVE: set["AttackWorkers"] = set()  # running pools, for abort()
 
@@ -248,30 +212,44 @@ def start_early(path, count: int = 2) -> "AttackWorkers | None":
 
 
 def _power_law(points, n: int) -> float:
-    (t1, t2), (n1, n2) = points, _SIZES
+    from .attacks import NEEDS_SIZES
+
+    (t1, t2), (n1, n2) = points, NEEDS_SIZES
     return t1 * (n / n1) ** (math.log(t2 / t1) / math.log(n2 / n1))
+
+
+def shares_search(name: str) -> bool:
+    """Whether ``name`` begins with the shared nearest-record search (``sdcrisk.attacks.Needs``)."""
+    from .attacks import NEEDS
+
+    return name in NEEDS and NEEDS[name].shares_search
 
 
 def expected_seconds(name: str, n: int, searched: bool = False) -> float | None:
     """The time ``name`` should take on ``n`` records on the reference machine: the power law
-    through its two measured sizes (:data:`EXPECTED_SECONDS`); ``searched``: another attack has
-    run the nearest-record search this one would begin with (:data:`SEARCH_SHARERS`)."""
-    if name not in EXPECTED_SECONDS or n < 2:
+    through its two measured sizes (``sdcrisk.attacks.NEEDS``); ``searched``: another attack has
+    run the nearest-record search this one would begin with (``Needs.shares_search``)."""
+    from .attacks import NEEDS, SEARCH
+
+    needs = NEEDS.get(name)
+    if needs is None or needs.seconds is None or n < 2:
         return None
-    own = _power_law(EXPECTED_SECONDS[name], n)
-    if searched and name in SEARCH_SHARERS:
-        own = max(own - _power_law(SEARCH_SECONDS, n), 0.05 * own)
+    own = _power_law(needs.seconds, n)
+    if searched and needs.shares_search:
+        own = max(own - _power_law(SEARCH.seconds, n), 0.05 * own)
     return own
 
 
 def expected_bytes(name: str, n: int) -> float:
     """The peak memory of ``name``'s worker on ``n`` records: proportional to n from the 10^6
-    measurement (:data:`PEAK_BYTES_PER_RECORD`), the largest for an attack not measured; where
-    the temporary directory is held in memory, :data:`PEAK_BYTES_UNPARKED` instead."""
-    table = PEAK_BYTES_PER_RECORD
-    if in_memory(tempfile.gettempdir()):
-        table = {**table, **PEAK_BYTES_UNPARKED}
-    return _WORKER_BASE + table.get(name, max(table.values())) * n
+    measurement (``Needs.bytes_per_record``), the largest of any attack for one not measured;
+    where the temporary directory is held in memory, ``Needs.unparked`` where declared."""
+    from .attacks import NEEDS
+
+    unparked = in_memory(tempfile.gettempdir())
+    per = {a: (v.unparked if unparked and v.unparked is not None else v.bytes_per_record)
+           for a, v in NEEDS.items() if v.bytes_per_record is not None}
+    return _WORKER_BASE + per.get(name, max(per.values())) * n
 
 
 def _running(name: str, known: int, n: int, elapsed: float, searched: bool = False) -> str:
@@ -466,8 +444,8 @@ class AttackWorkers:
                     k, limit, threads = job
                     name, cols = tasks[k]
                     with ready:
-                        searched = name in SEARCH_SHARERS and tuple(cols) in searchers
-                        if name in SEARCH_SHARERS:
+                        searched = shares_search(name) and tuple(cols) in searchers
+                        if shares_search(name):
                             searchers.add(tuple(cols))
                     before(name)
                     send.send(("attack", name, cols, seed, prl_candidates, limit, threads))

@@ -114,7 +114,7 @@ def part_draws(n: int, kinds) -> None:
 
 def part_overhead(n: int, kinds) -> None:
     """Seconds of each exact-tie attack without and with ``truth`` (the tie count), best of 2."""
-    from sdcrisk.attacks import ATTACKS, run_attack
+    from sdcrisk.attacks import run_attack
 
     for kind in kinds:
         x, y, truth = files(kind, n)

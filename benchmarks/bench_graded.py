@@ -276,7 +276,6 @@ def main() -> None:
             t0 = time.perf_counter()
             res = prl_graded(x, y)
             t_g = time.perf_counter() - t0
-            ids = np.arange(n)
             row_g = {"n": n, "masking": masking, "tool": "PRL-graded", "status": "ok", "seconds": round(t_g, 2),
                      "percent": round(res.percent_correct, 2), "peak_mb": round(max(peak_mb(), base), 0),
                      "pairs": res.info["pairs"], "note": f"EM {res.info['iterations']} it., converged "

@@ -25,7 +25,6 @@ def main():
     rows = []
     for ds in a.datasets.split(","):
         x = load(ds)
-        m = x.shape[1]
         for rule in a.rules.split(","):
             for p in a.ps:
                 c, s, pubc, ps_ = versus_published(

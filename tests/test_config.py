@@ -215,7 +215,6 @@ def test_a_deterministic_method_runs_one_replicate():
     import numpy as np
 
     from sdcrisk.evaluation import run_cell
-    from sdcrisk.replication import aggregate_cells
 
     x = np.random.default_rng(0).lognormal(size=(60, 4))
     settings = {"evaluation": "rank_linkage", "replicates": 3}

@@ -1,6 +1,5 @@
 """Reference data: mirror copy, checksum verification, loading, clear errors, no partial output."""
 
-from pathlib import Path
 
 import numpy as np
 import pytest

@@ -10,7 +10,7 @@ from sdcrisk.prose import rewrite, stale_regions
 from sdcrisk.replication import (CALIBRATION, HELD_OUT, ROW_KEY, UNEXPLAINED, by_paper, calibration_split, declared_criteria,
                                  explain, matches,
                                  load_calibration, load_explanations, markdown_report, match_or_close, min_selection_bias,
-                                 per_paper_table, propose_pins, read_pins, stale_pins, status, unconverged_fits,
+                                 propose_pins, read_pins, stale_pins, status, unconverged_fits,
                                  unconverged_status)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .attacks import ATTACKS, KNOWN_ATTRIBUTE_ATTACKS, run_attack
+from .attacks import ATTACKS, run_attack
 from .categorical import block_codes, block_summary, blocked, codes, mixed_matrix, split_columns
 from .data import read_table, release_arrow_memory
 from .default_attacks import ALL_ATTACKS, DEFAULT_ATTACKS, left_out_reasons

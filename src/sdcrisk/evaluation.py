@@ -23,7 +23,7 @@ import pandas as pd
 from .config import Cell
 from .attacks import ATTACKS, matrix_attacks, register_attack, run_attack  # noqa: F401  (ATTACKS, register_attack: for plugins)
 from .linkage.distance import dbrl
-from .linkage.location import lrl_mdav, lrl_microaggregation, rank_swap_intervals, rsrl, rsrl_annotated_union
+from .linkage.location import lrl_mdav, lrl_microaggregation, rsrl, rsrl_annotated_union
 from .linkage.probabilistic import prl
 from .linkage.projected import projected_rl
 from .linkage.rank import rbrl

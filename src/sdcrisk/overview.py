@@ -7,7 +7,6 @@ drawn as a percentage of the file's n, so that every panel has one scale.
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 import pandas as pd

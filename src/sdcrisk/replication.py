@@ -595,7 +595,7 @@ RULES_TEXT = [
     "the row's rule gives the bound on ours). `calibration` rows are those an open choice of the",
     "replication was chosen on or a research script compared with (`docs/calibration.yaml` and the",
     "`# compares:` line of each evidence file); every other row is `held-out`: no script ever looked at",
-    f"it. Each `differs` row names its cause (pinned in `docs/differing_cells.csv`); the evidence is in",
+    "it. Each `differs` row names its cause (pinned in `docs/differing_cells.csv`); the evidence is in",
     f"`{EXPLANATIONS_FILE}`, section \"Results and every `differs`\".",
 ]
 

@@ -401,7 +401,8 @@ def prl_graded(original, masked, known=None, *, levels=LEVELS, blocks=None, cate
         rg, r2g = (ra, r2yp) if whole else (np.ascontiguousarray(ra[:, grp]), np.ascontiguousarray(r2yp[:, grp]))
         codes = np.empty(rows.size, dtype=np.int64)
 
-        def code_part(idx, xg=xg, yg=yg, rg=rg, r2g=r2g, catg=np.ascontiguousarray(cat[grp]), codes=codes):
+        def code_part(idx, xg=xg, yg=yg, rg=rg, r2g=r2g, catg=np.ascontiguousarray(cat[grp]), codes=codes,
+                      rows=rows, cols=cols):
             out = np.empty(idx.size, dtype=np.int64)
             _pair_codes(rows[idx], cols[idx], xg, yg, rg, r2g, catg, thr, nlev, out)
             codes[idx] = out

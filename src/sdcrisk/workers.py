@@ -115,7 +115,7 @@ def estimated_records(path) -> int | None:
 
 # Memory of reading a file pair and pairing its records (sdcrisk.assessment.read_file, pair_files),
 # per value (record x column) of each file, above the interpreter: the peak resident set of
-# reading both files of 1,000,000 x 6 and pairing them was 332 MiB (CSV) and 352 MiB (Parquet)
+# reading both files of 1,000,000 x 6 and pairing them is 332 MiB (CSV) and 352 MiB (Parquet)
 # above the imports, 29.0 and 30.8 bytes per value of the two files together; the fault-injection
 # campaign's 50,000,000 x 6 CSV pair peaked at 16.9 GB, 28 bytes per value. Rounded up: 16 per value
 # of each file (the parsed columns, the table and its share of the paired arrays).

@@ -17,8 +17,8 @@ original at a time and mostly stop at its best free candidate; on PRL-graded's n
 against 2 s, with the same total weight, in about 20 bytes per edge and 90 per record
 (``benchmarks/results/assignment.md``). scipy's LAPJVsp cannot leave an original unlinked, and
 with a private "no link" column per original it was slower than the flow (68 s against 5 s at
-200,000 records); a certified row-full matching (used before, November 2026) had no certificate
-on PRL-graded's networks. Among equal-weight optima each solver picks its own, as any two
+200,000 records); a certified row-full matching had no certificate on PRL-graded's networks
+(docs/benchmarks.md). Among equal-weight optima each solver picks its own, as any two
 solvers do (the masked records were permuted at random before, so neither choice favours the
 true links). Below :data:`PATHS_MIN` originals the flow alone runs, so that the links of the
 replication's files (at most 4,092 records) stay those of the flow; beyond a work bound

@@ -23,9 +23,8 @@ record), each attack searches for itself, as before.
 The other shared steps go the same way (:func:`kept`, :func:`tree`): the sorted masked columns and
 the tree of RS-RL and L-RL (:func:`.location._sorted_masked`, :func:`.location.link_in_intervals`;
 one tree where their keys coincide, as on continuous files), each file's ranks
-(:func:`.ranks.rank_matrix`) and RBRL's tree of the masked ranks. Measured at 1,000,000 x 10 (one
-thread, each attack after the others): L-RL 10.3 -> 6.5 s, and ranks (1.7-1.9 s per file) and
-trees (2.3-3.8 s) computed once instead of two or three times.
+(:func:`.ranks.rank_matrix`) and RBRL's tree of the masked ranks: each computed once instead of two
+or three times (the measurements: docs/benchmarks.md, the k-d tree searches).
 """
 
 from __future__ import annotations

@@ -120,7 +120,7 @@ def _assess(work: Path, x: pd.DataFrame, y: pd.DataFrame, env: dict, extra: tupl
     import re
 
     doc = json.loads((work / "report" / "report.json").read_text())
-    # each attack's worker peak, from the progress lines (sdcrisk.workers; none in this process)
+    # each attack's worker peak, from the progress lines (sdcrisk.assess.workers; none in this process)
     peaks = {m[1]: 1024 * float(m[2]) for m in re.finditer(r"\] (\S+), \d+ known attribute\(s\): [\d.]+ s, "
                                                              r"peak memory ([\d.]+) GiB", proc.stderr)}
     for r in doc["results"]:

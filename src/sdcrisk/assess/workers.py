@@ -542,7 +542,7 @@ def save_pair(directory: Path, pair, perm: np.ndarray) -> None:
 def _mapped(directory: Path) -> dict:
     """The arrays :func:`save_pair` wrote, mapped copy-on-write: pages shared between the processes,
     and writable, so that an attack or a measure takes all the columns as they are instead of a
-    copy (:func:`sdcrisk.linkage.base.prepare` copies read-only input; no attack writes into its
+    copy (:func:`sdcrisk.validation.prepare` copies read-only input; no attack writes into its
     input, ``tests/test_attacks_inputs.py``, and a write would change that process's pages only)."""
     return {name: np.load(directory / f"{name}.npy", mmap_mode="c") for name in _ARRAYS}
 

@@ -131,7 +131,7 @@ def test_progress_estimate_passes_through_its_measured_points():
         workers._running("PRL", 10, 100_000, expect + 10)
 
 
-@pytest.mark.filterwarnings("ignore:prl: EM did not converge")
+@pytest.mark.filterwarnings("ignore:prl. EM did not converge")
 def test_prl_says_when_tied_values_void_the_estimates(monkeypatch):
     """On tied values PRL's work grows with the tie groups, not with n: it reports the
     agreement-range entries it is about to walk (which the progress line carries)."""
@@ -270,6 +270,7 @@ def test_under_an_address_space_limit_every_attack_runs_or_is_refused(tmp_path):
     attacks = rows[~rows["measure"].str.startswith(("IL", "ID"))]
     ran = attacks["percent"].notna()
     refused = attacks["note"].str.startswith("not run: ") & attacks["note"].str.contains("limit")
+    refused |= attacks["note"].str.startswith("not applicable: ")  # L-RL on a release with no equal values
     assert (ran | refused).all(), attacks[~(ran | refused)][["measure", "note"]]
     assert ran.any()
 

@@ -11,6 +11,10 @@ and an attack's point estimate exceeds ``--max-risk``; 4 the report was written 
 ``--max-risk`` gate could not be decided (an attack not run, or records that row order does not
 pair; :func:`sdcrisk.assess.report.gate`); 130 interrupted (Ctrl-C; no report written); 143 terminated
 (SIGTERM during the attacks; no report written).
+
+The entry point only (``sdcrisk`` in pyproject's ``[project.scripts]``): no module imports it. What
+other code shares with the command (its parser, exit statuses, ``--max-risk`` and the report's
+``meta``) is in :mod:`sdcrisk.assess.arguments` (``tests/test_layers.py``).
 """
 
 from __future__ import annotations

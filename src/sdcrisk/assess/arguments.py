@@ -102,11 +102,13 @@ def add_assess_parser(sub) -> argparse.ArgumentParser:
     return a
 
 
-def assess_parser() -> argparse.ArgumentParser:
-    """A parser of ``sdcrisk assess``'s arguments alone (the command name not among them), with
-    the command's messages (``sdcrisk assess: error: ...``)."""
-    sub = Parser(prog="sdcrisk").add_subparsers(dest="command", required=True)
-    return add_assess_parser(sub)
+def parse_assess_args(argv: list[str]) -> argparse.Namespace:
+    """``argv`` (without ``assess``) parsed as ``sdcrisk assess ARGV`` parses them, with the same
+    messages (``sdcrisk assess: error: ...``; ``sdcrisk: error: unrecognized arguments ...``) and
+    exit status 2."""
+    top = Parser(prog="sdcrisk")
+    add_assess_parser(top.add_subparsers(dest="command", required=True))
+    return top.parse_args(["assess", *argv])
 
 
 def split(text: str | None) -> list[str] | None:

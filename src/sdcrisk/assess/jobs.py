@@ -395,9 +395,9 @@ def write(plan: Plan) -> list[Path]:
 def config_from_argv(argv: list[str]) -> dict:
     """The workflow config of the ``sdcrisk assess`` arguments ``argv`` (without ``assess``):
     the same files and options (``--quiet`` has no counterpart). Checked with :func:`plan_from_config`."""
-    from .arguments import assess_parser, max_risk_value, split
+    from .arguments import max_risk_value, parse_assess_args, split
 
-    args = assess_parser().parse_args(argv)
+    args = parse_assess_args(argv)
     config = {"original": args.original, "releases": list(args.masked)}
     options = {"id": args.id, "known": split(args.known), "scenarios": args.scenarios,
                "attacks": split(args.attacks), "categorical": split(args.categorical),

@@ -9,11 +9,11 @@ import sys
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from sdcrisk import config as sdc_config
+from sdcrisk.replication import config as sdc_config
 from sdcrisk import data as sdc_data
-from sdcrisk import environment as sdc_environment
-from sdcrisk import provenance as sdc_provenance
-from sdcrisk import replication as sdc_rep
+from sdcrisk.replication import environment as sdc_environment
+from sdcrisk.replication import provenance as sdc_provenance
+from sdcrisk.replication import check as sdc_rep
 
 # Outputs go to the working directory (--directory), inputs come from the repository. Its path is
 # relative to the working directory, so moving a checkout with its outputs changes no input path
@@ -27,7 +27,7 @@ def repo_path(*parts):
     return os.path.normpath(os.path.join(REPO, *parts))
 
 
-# The config is layered (sdcrisk.config.layer): the reference config (config/config.yaml with the
+# The config is layered (sdcrisk.replication.config.layer): the reference config (config/config.yaml with the
 # data sets of config/datasets.yaml), then every --configfile in the order given, then --config.
 # A layer adds data sets and experiments, one of the same name replacing the one below whole; its
 # plugins are added; seed and data_mirror replace. Each file is read strictly: Snakemake reads it
@@ -36,7 +36,7 @@ def repo_path(*parts):
 # Validated once, by the Snakemake process the user started; the processes Snakemake starts for
 # single jobs (cluster job steps, `run:` jobs) only load the plugins: validation imports every
 # masking method and attack, about 3 s of CPU that a job step would pay for every cell. A mistake
-# in the config (sdcrisk.config.ConfigError) ends the run with its one-line message, no traceback.
+# in the config (sdcrisk.replication.config.ConfigError) ends the run with its one-line message, no traceback.
 try:
     _layered = sdc_config.layered(os.path.join(workflow.basedir, "config", "config.yaml"), workflow.configfiles,
                                   workflow.config_settings.config)
@@ -65,7 +65,7 @@ include: "workflow/rules/check.smk"
 include: "workflow/rules/committed.smk"
 include: "workflow/rules/notebooks.smk"
 
-# The compute estimate of the config's cells (sdcrisk.estimate; over config max_linkages the
+# The compute estimate of the config's cells (sdcrisk.replication.estimate; over config max_linkages the
 # config was refused above), once, where the user started Snakemake.
 if workflow.is_main_process and not FROM_COMMITTED:
     print(f"sdcrisk compute estimate: {sdc_config.compute_estimate(config)}", file=sys.stderr)

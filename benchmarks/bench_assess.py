@@ -13,7 +13,7 @@
 3. ``--parts rsrl``: RS-RL with p unknown (<= 20 %) alone at --sizes, in this process.
 4. ``--parts large``: ``sdcrisk assess`` on the synthetic n x 10 files of ``bench_scaling.py``
    (rank swapping p = 5), the default attacks (``--attacks all``: every one; the default leaves
-   out the attacks :mod:`sdcrisk.default_attacks` names), in a child process per size: per-attack seconds (from
+   out the attacks :mod:`sdcrisk.assess.default_attacks` names), in a child process per size: per-attack seconds (from
    the report) and peak memory (the worker's, from the progress lines), the
    whole command's wall time and its peak memory (the process tree's, polled: the attack
    workers included, their shared arrays once; :func:`_tree_mb`).
@@ -127,7 +127,7 @@ def _assess(work: Path, x: pd.DataFrame, y: pd.DataFrame, env: dict, extra: tupl
     import re
 
     doc = json.loads((work / "report" / "report.json").read_text())
-    # each attack's worker peak, from the progress lines (sdcrisk.workers; none in this process)
+    # each attack's worker peak, from the progress lines (sdcrisk.assess.workers; none in this process)
     peaks = {m[1]: 1024 * float(m[2]) for m in re.finditer(r"\] (\S+), \d+ known attribute\(s\): [\d.]+ s, "
                                                              r"peak memory ([\d.]+) GiB", proc.stderr)}
     for r in doc["results"]:
@@ -226,7 +226,7 @@ def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied
 
 def _default_note() -> str:
     """The note of a run with the default attacks: which ones the default leaves out."""
-    from sdcrisk.default_attacks import LEFT_OUT
+    from sdcrisk.assess.default_attacks import LEFT_OUT
 
     return "default attacks" + (f" (left out: {', '.join(LEFT_OUT)})" if LEFT_OUT else " (every attack)")
 
@@ -338,7 +338,7 @@ def write(rows: list[dict], out: Path, stem: str = "assess") -> None:
                   "runs interleaved with them with PRL's previous memory estimate, which kept it alone); after the k-d "
                   "tree's leaves became contiguous blocks, `--sizes 1000000` (2026-11-28 22:34-22:39 UTC; 258.0 s and "
                   "3911 MiB for the commit before, at 22:06; these rows are in the section `assess synthetic, "
-                  "attacks all`, every attack); with the default attack set (DBRL left out, `sdcrisk.default_attacks`), "
+                  "attacks all`, every attack); with the default attack set (DBRL left out, `sdcrisk.assess.default_attacks`), "
                   "`--sizes 1000000` (2026-11-29 02:41-02:47 UTC; load average 1.4 before and 4.0 after: the machine "
                   "was shared with other jobs, RBRL-Max as fast as in the every-attack run, the other attacks 17-57 % slower); "
                   "`--parts tied --sizes 200000 --columns 6`; `--parts releases --sizes "

@@ -1,6 +1,6 @@
 """The mixed-type example's table in docs/assess.md, written by measuring it.
 
-Builds sdcMicro's ``testdata`` example (:mod:`sdcrisk.mixed_example`: the reference file from the
+Builds sdcMicro's ``testdata`` example (:mod:`sdcrisk.assess.mixed_example`: the reference file from the
 mirror ``$SDCRISK_DATA_MIRROR`` or its pinned URL, sha256-checked), assesses the three releases
 with every attack (``attacks="all"`` where the default set leaves some out) and rewrites the region
 between ``<!-- mixed-example:start -->`` and ``<!-- mixed-example:end -->`` of docs/assess.md, and
@@ -30,9 +30,9 @@ RELEASES = {"masked_mdav.csv": "MDAV k = 3", "masked_noise.csv": "noise a = 0.5"
 
 def measure(folder: Path) -> tuple[pd.DataFrame, float]:
     import sdcrisk
-    from sdcrisk.mixed_example import CATEGORICAL
+    from sdcrisk.assess.mixed_example import CATEGORICAL
 
-    from sdcrisk.assessment import attack_names
+    from sdcrisk.assess.assessment import attack_names
 
     every = list(dict.fromkeys([*attack_names(None), *attack_names(["all"])])) if _has_all() else None
     tables, t0 = [], time.perf_counter()
@@ -46,7 +46,7 @@ def measure(folder: Path) -> tuple[pd.DataFrame, float]:
 
 
 def _has_all() -> bool:
-    from sdcrisk.assessment import AssessError, attack_names
+    from sdcrisk.assess.assessment import AssessError, attack_names
 
     try:
         attack_names(["all"])
@@ -88,7 +88,7 @@ def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--mirror", help="directory holding testdata.RData (default: $SDCRISK_DATA_MIRROR or the URL)")
     args = p.parse_args(argv)
-    from sdcrisk.mixed_example import main as build
+    from sdcrisk.assess.mixed_example import main as build
 
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "example"

@@ -68,7 +68,7 @@ SLOW_TESTS = {"test_toy_method_and_dataset_through_the_dag", "test_readme_extens
 SLOW_TESTS |= {"test_declared_memory_covers_the_measured_peak",  # a child process per masking method
                "test_after_compile_assess_compiles_nothing",  # sdcrisk compile in a fresh cache
                "test_changed_source_drops_the_cached_kernels_that_may_hold_it"}
-SLOW_TESTS |= {"test_workers_give_the_in_process_rows",  # attack worker processes (sdcrisk.workers)
+SLOW_TESTS |= {"test_workers_give_the_in_process_rows",  # attack worker processes (sdcrisk.assess.workers)
                "test_error_in_a_worker_names_the_exception_and_the_place",
                "test_two_attacks_run_together_only_while_their_memory_fits",
                "test_a_signal_kills_the_workers_and_removes_their_arrays",

@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import sdcrisk
-from sdcrisk.assessment import COLUMNS, DEFAULT_ATTACKS, AssessError
+from sdcrisk.assess.assessment import COLUMNS, DEFAULT_ATTACKS, AssessError
 from sdcrisk.linkage import dbrl
 from sdcrisk.measures.units import range_violations
 
@@ -277,7 +277,7 @@ def test_numba_cache_goes_to_the_user_cache_directory(tmp_path):
 
 
 def test_two_attacks_at_a_time_give_the_sequential_results(pair, monkeypatch):
-    import sdcrisk.assessment as assessment
+    import sdcrisk.assess.assessment as assessment
 
     x, y = pair
     together = sdcrisk.assess(x, y, scenarios="2..all")
@@ -291,7 +291,7 @@ def test_prl_candidates_note_names_what_the_cap_kept():
     its best candidates; the note says which."""
     import time
 
-    from sdcrisk.assessment import _finish
+    from sdcrisk.assess.assessment import _finish
 
     for network, kept in (("blocks", "2 best pairs agreeing on several attributes"), ("pairs", "2 best candidates")):
         row = _finish({}, "PRL", {"truncated": 3, "network": network}, np.ones(4), None, 0, 4, [], 2,

@@ -22,8 +22,8 @@ import pandas as pd
 import pytest
 
 import sdcrisk
-import sdcrisk.assessment as assessment
-from sdcrisk.assessment import AssessError, identifier_columns, read_file
+import sdcrisk.assess.assessment as assessment
+from sdcrisk.assess.assessment import AssessError, identifier_columns, read_file
 from sdcrisk.cli import (EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNDECIDED, main,
                          out_problem)
 
@@ -186,7 +186,7 @@ def test_quiet_prints_no_closing_time(files, tmp_path, capsys):
 
 
 def test_help_lists_every_attack_assess_runs(capsys, monkeypatch):
-    from sdcrisk.cli import attack_choices
+    from sdcrisk.assess.arguments import attack_choices
 
     with pytest.raises(SystemExit):
         main(["assess", "--help"])
@@ -198,7 +198,7 @@ def test_help_lists_every_attack_assess_runs(capsys, monkeypatch):
     for name in attack_choices():  # each as --attacks takes it
         assert name in attacks_help.removeprefix("comma-separatedsubsetof").split(",or'all'")[0].split(",")
         assert name == "ID" or name in described
-    # made from sdcrisk.assessment.ALL_ATTACKS, not written out: a new one shows up
+    # made from sdcrisk.assess.assessment.ALL_ATTACKS, not written out: a new one shows up
     monkeypatch.setattr(assessment, "ALL_ATTACKS", (*assessment.ALL_ATTACKS, "NEW-RL"))
     with pytest.raises(SystemExit):
         main(["assess", "--help"])
@@ -330,7 +330,7 @@ def test_out_without_room_for_the_report_fails_before_any_attack(files, tmp_path
 def test_a_failed_write_prints_the_summary_and_gate_and_leaves_no_directory(files, tmp_path, capsys, monkeypatch):
     import errno
 
-    import sdcrisk.report as report
+    import sdcrisk.assess.report as report
 
     def full(results, out_dir, meta, **kwargs):
         Path(out_dir).mkdir(parents=True, exist_ok=True)
@@ -452,7 +452,7 @@ def test_keyboard_interrupt_is_one_line_exit_130(files, tmp_path, capsys, monkey
 
 
 def test_keyboard_interrupt_while_writing_leaves_no_report(files, tmp_path, capsys, monkeypatch):
-    import sdcrisk.report as report
+    import sdcrisk.assess.report as report
 
     def interrupted(results, out_dir, meta):
         Path(out_dir).mkdir(parents=True, exist_ok=True)
@@ -543,11 +543,12 @@ def test_ctrl_c_during_the_attacks_exits_130_at_once(tmp_path):
 def test_help_shows_the_real_signature_and_docstring():
     sig = inspect.signature(sdcrisk.assess)
     assert {"original", "masked", "id", "known", "scenarios", "attacks", "seed"} <= set(sig.parameters)
-    assert sdcrisk.assess is assessment.assess
-    assert sdcrisk.assess.__doc__ == assessment.assess.__doc__
+    assert sdcrisk.assess.assess is assessment.assess  # the package's function, which help lists
     import pydoc
 
-    assert "id=None" in pydoc.render_doc(sdcrisk.assess).replace("id: 'str | None' = None", "id=None")
+    text = pydoc.plain(pydoc.render_doc(sdcrisk.assess))
+    assert "id=None" in text.replace("id: 'str | None' = None", "id=None")
+    assert assessment.assess.__doc__.splitlines()[0].strip() in text
     assert "assess" in dir(sdcrisk)
 
 
@@ -561,7 +562,7 @@ def test_import_stays_light():
 
 
 def test_the_report_says_which_attacks_the_default_left_out_and_why(files, tmp_path, capsys):
-    from sdcrisk.default_attacks import LEFT_OUT
+    from sdcrisk.assess.default_attacks import LEFT_OUT
 
     out = tmp_path / "rep"
     assert main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--out", str(out), "--quiet"]) == 0

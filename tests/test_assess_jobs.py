@@ -1,4 +1,4 @@
-"""Several releases through workflow/assess.smk (sdcrisk.assess_jobs): one job per (release,
+"""Several releases through workflow/assess.smk (sdcrisk.assess.jobs): one job per (release,
 attack) and one per release for information loss give the report of ``sdcrisk assess`` on the
 same files byte for byte (``--no-timings`` / ``timings: false``): in-process (the parts and the
 gather step without Snakemake), through Snakemake with profiles/local, and through profiles/slurm
@@ -21,8 +21,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdcrisk import assess_jobs
-from sdcrisk.assess_jobs import AssessJobsError, Plan, local_argv, plan_from_config
+from sdcrisk.assess import jobs as assess_jobs
+from sdcrisk.assess.jobs import AssessJobsError, Plan, local_argv, plan_from_config
 from sdcrisk.cli import main
 from sdcrisk.masking import mask
 
@@ -266,7 +266,7 @@ def test_the_gather_step_prints_the_commands_gate_verdict(monkeypatch, capsys):
     import pandas as pd
 
     import sdcrisk
-    from sdcrisk import report
+    from sdcrisk.assess import report
 
     rng = np.random.default_rng(0)
     x = pd.DataFrame(rng.normal(50, 10, size=(60, 3)), columns=["a", "b", "c"])

@@ -1,4 +1,4 @@
-"""Every attack leaves its input arrays unchanged: :func:`sdcrisk.linkage.base.prepare` hands a
+"""Every attack leaves its input arrays unchanged: :func:`sdcrisk.validation.prepare` hands a
 column-major writable input to the attack without copying it (``sdcrisk assess`` passes such
 per-attack arrays), so an attack that wrote into its inputs would change the caller's data."""
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sdcrisk.attacks import ATTACKS, run_attack
-from sdcrisk.linkage.base import prepare
+from sdcrisk.validation import prepare
 
 
 def _pair(n=300, m=4, seed=0):

@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from sdcrisk import config as cfgmod
+from sdcrisk.replication import config as cfgmod
 from sdcrisk.cli import main
 from sdcrisk.data import WriteError, atomic_write, write_table
-from sdcrisk.estimate import ATTACKS_PER_SCENARIO, DEFAULT_MAX_LINKAGES
-from sdcrisk.preflight import PreflightError, check
+from sdcrisk.replication.estimate import ATTACKS_PER_SCENARIO, DEFAULT_MAX_LINKAGES
+from sdcrisk.replication.preflight import PreflightError, check
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = cfgmod.load(ROOT / "config" / "quick.yaml")
@@ -55,7 +55,7 @@ def test_a_deterministic_method_is_estimated_at_one_masking():
 
 
 def test_every_evaluation_has_its_linkage_count():
-    from sdcrisk.evaluation import EVALUATIONS
+    from sdcrisk.replication.evaluation import EVALUATIONS
 
     assert set(ATTACKS_PER_SCENARIO) == set(EVALUATIONS)
 
@@ -168,7 +168,7 @@ def test_a_failing_job_names_the_cause_on_the_console_even_when_the_log_cannot_t
     script = f"""
 import errno, os, sys
 from sdcrisk.data import atomic_write
-from sdcrisk.joblog import log_stderr
+from sdcrisk.replication.joblog import log_stderr
 
 def full_disk(*args):
     raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
@@ -246,7 +246,7 @@ def _nothing_read(monkeypatch):
     """Any read of a file's records fails the test: the check must come before the reading."""
     import pandas as pd
 
-    from sdcrisk import assessment
+    from sdcrisk.assess import assessment
 
     def refuse(*args, **kwargs):
         raise AssertionError("a file was read")
@@ -269,19 +269,19 @@ def test_a_file_pair_above_the_memory_limit_is_refused_before_reading(tmp_path, 
     out = tmp_path / "rep"
     assert main(["assess", o, m, "--out", str(out), "--quiet"]) == 2
     err = _one_line(capsys)
-    need = 16 * (300 * 3 + 300 * 3)  # 16 bytes per value of each file (sdcrisk.workers.READ_BYTES_PER_VALUE)
+    need = 16 * (300 * 3 + 300 * 3)  # 16 bytes per value of each file (sdcrisk.assess.workers.READ_BYTES_PER_VALUE)
     assert f"{o} and {m}: reading them needs about {need / 1024:.1f} KiB (about 300 records x 3 columns" in err, err
     assert "more than the memory limit of 10.0 KiB (SDCRISK_MEMORY_LIMIT)" in err, err
     assert not out.exists()
-    from sdcrisk.assessment import AssessError, assess  # the library refuses the same way
+    from sdcrisk.assess.assessment import AssessError, assess  # the library refuses the same way
 
     with pytest.raises(AssessError, match="reading them needs about"):
         assess(o, m)
 
 
 def test_every_attack_above_the_memory_limit_is_refused_before_reading(tmp_path, monkeypatch, capsys):
-    from sdcrisk.assessment import attack_names
-    from sdcrisk.workers import expected_bytes
+    from sdcrisk.assess.assessment import attack_names
+    from sdcrisk.assess.workers import expected_bytes
 
     o, m = _pair_files(tmp_path, 300, 3)
     monkeypatch.setenv("SDCRISK_MEMORY_LIMIT", "100M")

@@ -22,10 +22,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdcrisk import assess_jobs
-from sdcrisk import config as cfgmod
-from sdcrisk.assess_jobs import AssessJobsError, check_inputs, plan_from_config
-from sdcrisk.assessment import AssessError, read_file
+from sdcrisk.assess import jobs as assess_jobs
+from sdcrisk.replication import config as cfgmod
+from sdcrisk.assess.jobs import AssessJobsError, check_inputs, plan_from_config
+from sdcrisk.assess.assessment import AssessError, read_file
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAKEFILE = ROOT / "workflow" / "assess.smk"
@@ -262,8 +262,8 @@ def test_every_configured_table_asks_only_for_computed_measures():
 def test_the_declared_measures_are_the_ones_each_evaluation_writes():
     """Every evaluation run on a small file (80 records x 6) with each method the quick config
     sweeps for it (the attack matrix with one method: its measures do not depend on it) writes
-    exactly the measures sdcrisk.config declares for that method."""
-    from sdcrisk.evaluation import run_cell
+    exactly the measures sdcrisk.replication.config declares for that method."""
+    from sdcrisk.replication.evaluation import run_cell
 
     rng = np.random.Generator(np.random.PCG64(20261129))
     x = rng.lognormal(mean=2.0, sigma=0.6, size=(80, 6))
@@ -312,7 +312,7 @@ def _dataset(tmp_path: Path, name: str, header: list[str], columns: list[str]) -
 @pytest.mark.parametrize("name", ["mine.csv", "mine.parquet"])
 def test_a_header_repeating_a_configured_column_is_refused(tmp_path, name):
     from sdcrisk.data import DatasetSpec, load_table
-    from sdcrisk.preflight import PreflightError, check
+    from sdcrisk.replication.preflight import PreflightError, check
 
     cfg, path = _dataset(tmp_path, name, ["a", "b", "a", "c"], ["a", "b"])
     with pytest.raises(PreflightError) as err:

@@ -1,4 +1,4 @@
-"""Tests of sdcrisk.belief and sdcrisk.experiments_belief (Torra, Stokes et al. (compatible probabilities), Torra & Stokes)."""
+"""Tests of sdcrisk.replication.belief and sdcrisk.replication.experiments_belief (Torra, Stokes et al. (compatible probabilities), Torra & Stokes)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from sdcrisk import experiments_belief as eb
-from sdcrisk.belief import (
+from sdcrisk.replication import experiments_belief as eb
+from sdcrisk.replication.belief import (
     MassAssignment,
     all_subsets,
     belief_from_candidate_sets,

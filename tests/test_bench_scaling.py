@@ -36,7 +36,7 @@ def test_bench_assess_on_small_synthetic_files(tmp_path):
     whole = [r for r in rows if r["task"] == "sdcrisk assess"]
     assert len(whole) == 1 and float(whole[0]["wall_s"]) > 0 and float(whole[0]["peak_mb"]) > 0
     attacks = {r["task"] for r in rows if r["part"] == "assess synthetic attacks"}
-    from sdcrisk.default_attacks import DEFAULT_ATTACKS, LEFT_OUT
+    from sdcrisk.assess.default_attacks import DEFAULT_ATTACKS, LEFT_OUT
 
     assert {*DEFAULT_ATTACKS, "IL"} <= attacks and not set(LEFT_OUT) & attacks  # the command's default set
     assert whole[0]["note"].startswith("default attacks")

@@ -1,4 +1,4 @@
-"""Mixed-type files (:mod:`sdcrisk.categorical`): common codes, blocks and their summary, the
+"""Mixed-type files (:mod:`sdcrisk.assess.categorical`): common codes, blocks and their summary, the
 mixed distance against an independent computation, attacks within blocks, ``assess`` on
 categorical keys, and the mixed-type example's data (fetched and checksum-verified)."""
 
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import sdcrisk
-from sdcrisk.assessment import AssessError, pair_files
-from sdcrisk.categorical import (MISMATCH_WEIGHT, block_codes, block_summary, blocked, codes, mixed_matrix,
+from sdcrisk.assess.assessment import AssessError, pair_files
+from sdcrisk.assess.categorical import (MISMATCH_WEIGHT, block_codes, block_summary, blocked, codes, mixed_matrix,
                                  split_columns)
 from sdcrisk.linkage.base import LinkResult
 
@@ -127,7 +127,7 @@ def test_unknown_categorical_name_is_refused():
 
 def test_mixed_example_files(tmp_path):
     from conftest import mirror_dir
-    from sdcrisk.mixed_example import CATEGORICAL, KEYS, write_example
+    from sdcrisk.assess.mixed_example import CATEGORICAL, KEYS, write_example
 
     if not (mirror_dir() / "testdata.RData").is_file():
         pytest.skip(f"data mirror {mirror_dir()} not available")
@@ -149,7 +149,7 @@ def test_mixed_example_end_to_end_through_the_command(tmp_path):
     import sys
 
     from conftest import mirror_dir
-    from sdcrisk.mixed_example import KEYS, command, write_example
+    from sdcrisk.assess.mixed_example import KEYS, command, write_example
 
     if not (mirror_dir() / "testdata.RData").is_file():
         pytest.skip(f"data mirror {mirror_dir()} not available")

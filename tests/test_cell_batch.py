@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from sdcrisk import config as cfgmod
+from sdcrisk.replication import config as cfgmod
 from conftest import mirror_dir, planned_jobs
 
 ROOT = Path(__file__).resolve().parents[1]

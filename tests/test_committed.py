@@ -1,10 +1,10 @@
-"""Committed cell results (sdcrisk.committed): snapshot, digest check, restore."""
+"""Committed cell results (sdcrisk.replication.committed): snapshot, digest check, restore."""
 
 import json
 
 import pytest
 
-from sdcrisk.committed import experiment_digest, restore, restore_shapes, snapshot
+from sdcrisk.replication.committed import experiment_digest, restore, restore_shapes, snapshot
 
 
 @pytest.fixture

@@ -4,8 +4,8 @@ import copy
 
 import pytest
 
-from sdcrisk import config as cfgmod
-from sdcrisk.replication import figure_targets, table_targets
+from sdcrisk.replication import config as cfgmod
+from sdcrisk.replication.check import figure_targets, table_targets
 
 FULL = cfgmod.load(cfgmod.ROOT / "config" / "config.yaml")
 QUICK = cfgmod.load(cfgmod.ROOT / "config" / "quick.yaml")
@@ -72,7 +72,7 @@ def test_labels_match_published_style():
 
 
 def test_scenario_sizes_option():
-    from sdcrisk.evaluation import scenario_sizes
+    from sdcrisk.replication.evaluation import scenario_sizes
     assert scenario_sizes({}, 13) == list(range(1, 8))      # default: one to half (rounded up)
     assert scenario_sizes({"scenarios": "2..all"}, 10) == list(range(2, 11))
     with pytest.raises(ValueError, match="scenarios"):
@@ -91,7 +91,7 @@ def test_cell_jobs_see_only_what_they_compute_from():
 def test_one_scenario_range_parser_for_the_dag_the_config_and_assess():
     """Nin, Herranz & Torra (2007) §3 ranges: 'half' rounds up, 'all' is every attribute; the DAG
     stops a bound beyond m at m (clip), ``sdcrisk assess`` refuses it; each caller names its key."""
-    from sdcrisk.assessment import AssessError, scenarios_from
+    from sdcrisk.assess.assessment import AssessError, scenarios_from
     from sdcrisk.measures.scenarios import ScenarioRangeError, scenario_range
 
     assert scenario_range("1..half", 13) == list(range(1, 8)) and scenario_range("2..all", 4) == [2, 3, 4]
@@ -158,7 +158,7 @@ def plugin_file(tmp_path, monkeypatch):
     """A plugin file registering one method and one attack, unregistered afterwards."""
     import sys
 
-    from sdcrisk import provenance
+    from sdcrisk.replication import provenance
     from sdcrisk.attacks import ATTACKS
     from sdcrisk.masking.registry import METHODS
 
@@ -176,7 +176,7 @@ def plugin_file(tmp_path, monkeypatch):
 def test_listing_a_plugin_changes_no_params_of_the_reference_cells(plugin_file):
     """A cell job's params (cell_settings, plugins, code) depend only on the plugins its method and
     attacks come from: listing a plugin leaves every reference cell's params as they were."""
-    from sdcrisk import provenance
+    from sdcrisk.replication import provenance
 
     def params(cfg):
         return {(c.experiment, c.dataset, c.cell_id): (
@@ -214,7 +214,7 @@ def test_a_deterministic_method_runs_one_replicate():
     aggregated n is 1 and sd 0; a randomised method runs every replicate."""
     import numpy as np
 
-    from sdcrisk.evaluation import run_cell
+    from sdcrisk.replication.evaluation import run_cell
 
     x = np.random.default_rng(0).lognormal(size=(60, 4))
     settings = {"evaluation": "rank_linkage", "replicates": 3}
@@ -245,7 +245,7 @@ def test_the_package_has_no_import_cycle():
             elif isinstance(node, ast.Import):
                 deps |= {a.name for a in node.names}
         graph[name] = {d for d in deps if d in names and d != name}
-    assert "sdcrisk.evaluation" not in graph["sdcrisk.config"]
+    assert "sdcrisk.replication.evaluation" not in graph["sdcrisk.replication.config"]
     graphlib.TopologicalSorter(graph).prepare()  # raises CycleError naming the cycle
 
 

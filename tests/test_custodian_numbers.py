@@ -1,7 +1,7 @@
 """The custodian's numbers on mixed-type and unusual files, against independent reference code.
 
 Every reference here is written from the documented definitions (docs/assess.md; the module
-docstring of :mod:`sdcrisk.categorical`), not from the package's code: the mixed distance
+docstring of :mod:`sdcrisk.assess.categorical`), not from the package's code: the mixed distance
 ``sum_numeric (z_a - z_b)^2 + 2 * #{categorical attributes that differ}`` with ``z`` each file's
 values standardised by its own mean and sample sd over the whole file, the nearest masked record
 of the same block of equal keys, ties counted ``1/t``.
@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 import sdcrisk
-from sdcrisk.assessment import AssessError
+from sdcrisk.assess.assessment import AssessError
 from sdcrisk.measures.uncertainty import wilson_interval
 
 

@@ -1,4 +1,4 @@
-"""The default attack set of ``sdcrisk assess`` (:mod:`sdcrisk.default_attacks`): the dominance
+"""The default attack set of ``sdcrisk assess`` (:mod:`sdcrisk.assess.default_attacks`): the dominance
 rule on hand-made tables (ties, attacks not run), the committed corpus result it holds, and how
 ``attacks=None`` / ``"all"`` / a named attack select what runs."""
 
@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import sdcrisk
-from sdcrisk.assessment import AssessError, attack_names
-from sdcrisk.default_attacks import (ALL_ATTACKS, CORPUS_RELEASES, DEFAULT_ATTACKS, LEFT_OUT, NOT_LINKAGE, dominance,
+from sdcrisk.assess.assessment import AssessError, attack_names
+from sdcrisk.assess.default_attacks import (ALL_ATTACKS, CORPUS_RELEASES, DEFAULT_ATTACKS, LEFT_OUT, NOT_LINKAGE, dominance,
                                      dominates, left_out, left_out_reasons)
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -11,7 +11,7 @@ from packaging.requirements import Requirement
 from packaging.specifiers import SpecifierSet
 from packaging.utils import canonicalize_name
 
-from sdcrisk import environment, provenance
+from sdcrisk.replication import environment, provenance
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -126,10 +126,10 @@ def test_conda_environment_names_the_pyproject_packages():
 
 
 def test_library_versions_are_part_of_every_digest(monkeypatch):
-    cell, table = provenance.cell_code("rankswap"), provenance.code_digest("sdcrisk.render")
+    cell, table = provenance.cell_code("rankswap"), provenance.code_digest("sdcrisk.replication.render")
     monkeypatch.setattr(provenance, "versions", lambda libs: "python=3.11;numpy=0.0")
     assert provenance.cell_code("rankswap") != cell
-    assert provenance.code_digest("sdcrisk.render") != table
+    assert provenance.code_digest("sdcrisk.replication.render") != table
 
 
 def test_environment_file_is_written_atomically(tmp_path):

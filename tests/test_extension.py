@@ -17,7 +17,7 @@ import pyreadr
 import pytest
 import yaml
 from conftest import dataset_spec, mirror_dir, planned_jobs
-from sdcrisk.config import cells
+from sdcrisk.replication.config import cells
 
 ROOT = Path(__file__).resolve().parents[1]
 # A plugin no toy cell uses: listing it must rerun none of them.
@@ -206,7 +206,7 @@ def _attack(links=None, **fields):
 ])
 def test_a_plugin_attack_breaking_the_contract_is_named(attack, message, monkeypatch):
     from sdcrisk.attacks import ATTACKS
-    from sdcrisk.evaluation import attack_matrix
+    from sdcrisk.replication.evaluation import attack_matrix
 
     monkeypatch.setitem(ATTACKS, "Plugin", attack)
     x, y = _pair()
@@ -221,7 +221,7 @@ def test_percentages_divide_by_the_original_records(monkeypatch):
     ``sdcrisk.assess`` and the attack matrix give the same."""
     from sdcrisk import assess
     from sdcrisk.attacks import ATTACKS
-    from sdcrisk.evaluation import attack_matrix
+    from sdcrisk.replication.evaluation import attack_matrix
     from sdcrisk.measures.units import linkage_percent
 
     def half_nearest(x, y, known, v, rng):  # the nearest masked record for the first half, no link for the rest

@@ -12,10 +12,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdcrisk import figures
-from sdcrisk.config import cells, load
+from sdcrisk.replication import figures
+from sdcrisk.replication.config import cells, load
 from sdcrisk.measures import units
-from sdcrisk.replication import figure_targets
+from sdcrisk.replication.check import figure_targets
 
 ROOT = Path(__file__).resolve().parents[1]
 CFG = load(ROOT / "config" / "config.yaml")

@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from sdcrisk import config as sdc_config
+from sdcrisk.replication import config as sdc_config
 
 REPO = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((REPO / "notebooks").glob("*.ipynb"))

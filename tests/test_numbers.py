@@ -4,7 +4,7 @@ recomputed here from the committed check (``tables/replication.csv``, the pins o
 ``docs/differing_cells.csv``) or the committed peer comparison
 (``research/peer/results/sdcmicro_rows.csv``), and the document must carry the recomputed text:
 a rerun that moves a number makes these tests fail until the prose is updated. Counts of the check
-itself sit in ``<!-- check: ... -->`` regions written by :mod:`sdcrisk.prose`
+itself sit in ``<!-- check: ... -->`` regions written by :mod:`sdcrisk.replication.prose`
 (tests/test_replication.py); the statements below are those that module cannot write (per-group
 counts, gaps, ranges, MADs).
 

@@ -81,7 +81,7 @@ def test_the_file_system_type_is_the_longest_mount_prefix(tmp_path):
 
 
 def test_the_prl_worker_is_expected_larger_where_nothing_can_be_parked(monkeypatch):
-    from sdcrisk import workers
+    from sdcrisk.assess import workers
 
     monkeypatch.setattr(workers, "in_memory", lambda path: False)
     on_disk = workers.expected_bytes("PRL", 10**6)

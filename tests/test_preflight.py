@@ -9,10 +9,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from sdcrisk import config as cfgmod
+from sdcrisk.replication import config as cfgmod
 from sdcrisk.masking import mask
 from sdcrisk.masking.registry import MaskingMethod, Param
-from sdcrisk.preflight import PreflightError, check
+from sdcrisk.replication.preflight import PreflightError, check
 
 ROOT = Path(__file__).resolve().parents[1]
 QUICK = cfgmod.load(ROOT / "config" / "quick.yaml")

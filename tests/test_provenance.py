@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from sdcrisk import provenance
-from sdcrisk.evaluation import ATTACKS
+from sdcrisk.replication import provenance
+from sdcrisk.replication.evaluation import ATTACKS
 
 CODE = textwrap.dedent('''
     """Module docstring."""
@@ -115,7 +115,7 @@ def test_the_cells_digest_covers_every_module_the_compute_code_imports():
     import pkgutil
     from pathlib import Path
 
-    from sdcrisk.provenance import COMPUTE_MODULES
+    from sdcrisk.replication.provenance import COMPUTE_MODULES
 
     def modules(name):
         m = importlib.import_module(name)
@@ -132,4 +132,4 @@ def test_the_cells_digest_covers_every_module_the_compute_code_imports():
                 target = f"{base}.{node.module}"
                 if not any(target == c or target.startswith(c + ".") for c in COMPUTE_MODULES):
                     outside.add(target)
-    assert outside <= {"sdcrisk.config"}, outside
+    assert outside <= {"sdcrisk.replication.config"}, outside

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from sdcrisk.render import render_table
+from sdcrisk.replication.render import render_table
 
 EXPERIMENT = {"tables": {"T1": {"dataset": "census", "measure": "LLD_count", "layout": "known_by_param",
                                 "caption": "L-RL links, 100% known & more_than_half"}}}

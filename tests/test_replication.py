@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdcrisk.prose import rewrite, stale_regions
-from sdcrisk.replication import (CALIBRATION, HELD_OUT, ROW_KEY, UNEXPLAINED, by_paper, calibration_split, declared_criteria,
+from sdcrisk.replication.prose import rewrite, stale_regions
+from sdcrisk.replication.check import (CALIBRATION, HELD_OUT, ROW_KEY, UNEXPLAINED, by_paper, calibration_split, declared_criteria,
                                  explain, matches,
                                  load_calibration, load_explanations, markdown_report, match_or_close, min_selection_bias,
                                  propose_pins, read_pins, stale_pins, status, unconverged_fits,
@@ -143,7 +143,7 @@ def test_match_or_close_shares():
 
 def test_documents_carry_the_numbers_of_the_committed_check():
     """Every count of the check quoted in README and REPLICATION.md sits in a marked region that
-    equals what sdcrisk.prose writes from the committed summary (the per-paper table included)."""
+    equals what sdcrisk.replication.prose writes from the committed summary (the per-paper table included)."""
     import json
 
     summary = json.loads((ROOT / "tables" / "replication_summary.json").read_text())

@@ -1,4 +1,4 @@
-"""The report of ``sdcrisk assess`` (:mod:`sdcrisk.report`) on hand-built result tables, and the
+"""The report of ``sdcrisk assess`` (:mod:`sdcrisk.assess.report`) on hand-built result tables, and the
 measures it rests on: Wilson's interval and the random-guess rate
 (:mod:`sdcrisk.measures.uncertainty`), IL1s and IL-s (:mod:`sdcrisk.measures.information_loss`)."""
 
@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from sdcrisk import report
+from sdcrisk.assess import report
 from sdcrisk.measures.information_loss import il1s, il_components, il_s, il_s_components
 from sdcrisk.measures.uncertainty import random_guess_percent, wilson_interval
 
@@ -207,7 +207,7 @@ def test_gate_uses_the_point_estimate_and_names_attack_and_file():
 
 
 def test_intruder_line_for_every_measure_assess_runs():
-    from sdcrisk.assessment import ALL_ATTACKS
+    from sdcrisk.assess.assessment import ALL_ATTACKS
 
     for name in ALL_ATTACKS:
         assert len(report.INTRUDER.get(name, "")) > 20, name
@@ -337,7 +337,7 @@ def test_missing_numbers_in_meta_are_null_in_json(tmp_path):
 
 
 # ----------------------------------------------------------------------------- the gate never passes silently
-MEMORY_NOTE = ("not run: GDBRL on 200 records: its expected peak (measured per record at 10^6, sdcrisk.workers) "
+MEMORY_NOTE = ("not run: GDBRL on 200 records: its expected peak (measured per record at 10^6, sdcrisk.assess.workers) "
                "is 1.2 GiB; the memory limit is 200 MiB (SDCRISK_MEMORY_LIMIT)")
 UNPAIRED = ("masked.csv: records paired by row order are no closer than random pairs: the masked rows may be in "
             "another order than the original's; give the id column (--id) if the files have one")

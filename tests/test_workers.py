@@ -1,4 +1,4 @@
-"""Attack workers (sdcrisk.workers): the attacks of a large file in child processes give the
+"""Attack workers (sdcrisk.assess.workers): the attacks of a large file in child processes give the
 rows of the same attacks in this process, an error names its place, Ctrl-C leaves nothing
 behind, and the progress estimate follows its measured points."""
 
@@ -16,9 +16,9 @@ import pandas as pd
 import pytest
 
 import sdcrisk
-import sdcrisk.assessment as assessment
-from sdcrisk import workers
-from sdcrisk.assessment import AssessError, attack_workers, pair_files
+import sdcrisk.assess.assessment as assessment
+from sdcrisk.assess import workers
+from sdcrisk.assess.assessment import AssessError, attack_workers, pair_files
 
 from interrupt import signal_during_attacks
 
@@ -102,7 +102,7 @@ def test_a_signal_kills_the_workers_and_removes_their_arrays(sig, status_expecte
     pids = []
 
     def workers_running():
-        pids.extend(int(p) for p in subprocess.run(["pgrep", "-f", f"sdcrisk.attack_worker {tmp}"],
+        pids.extend(int(p) for p in subprocess.run(["pgrep", "-f", f"sdcrisk.assess.attack_worker {tmp}"],
                                                    capture_output=True, text=True).stdout.split())
 
     status, err, seconds = signal_during_attacks(
@@ -186,7 +186,7 @@ def test_an_attack_expected_above_the_limit_is_refused_up_front(tmp_path, monkey
         (row,), _ = pool.run([("RBRL-Sum", [0, 1, 2, 3])], 0, None, pair.n, lambda m: None)
     need = workers.expected_bytes("RBRL-Sum", 3000) / 2**30
     assert row["note"].startswith(f"not run: RBRL-Sum on 3,000 records: its expected peak (measured per record "
-                                  f"at 10^6, sdcrisk.workers): needs about {need:.2f} GiB, more than the limit "
+                                  f"at 10^6, sdcrisk.assess.workers): needs about {need:.2f} GiB, more than the limit "
                                   "of 0.10 GiB (set SDCRISK_MEMORY_LIMIT")
     assert np.isnan(row["percent"])
 
@@ -242,7 +242,7 @@ import sys, pandas as pd
 from sdcrisk.resources import spare_address_space, _virtual_size
 spare_address_space()
 pd.read_parquet(sys.argv[1])
-import sdcrisk.assessment, sdcrisk.cli, sdcrisk.attack_worker
+import sdcrisk.assess.assessment, sdcrisk.cli, sdcrisk.assess.attack_worker
 print(_virtual_size())
 """
 

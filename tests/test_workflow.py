@@ -14,8 +14,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from sdcrisk import config as cfgmod
-from sdcrisk.replication import figure_targets, table_targets
+from sdcrisk.replication import config as cfgmod
+from sdcrisk.replication.check import figure_targets, table_targets
 from conftest import mirror_dir, planned_jobs
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,12 +1,12 @@
 # `sdcrisk assess` on several masked releases of one original, spread over a cluster: one job per
 # (release, attack), one per release for the information loss, and a local gather step that writes
 # the report the command writes (docs/cluster.md, "Several releases on a cluster";
-# sdcrisk.assess_jobs). Separate from the replication's Snakefile.
+# sdcrisk.assess.jobs). Separate from the replication's Snakefile.
 #
 #   snakemake -s workflow/assess.smk --profile profiles/slurm --configfile assess.yaml
 #   snakemake -s workflow/assess.smk --cores 2 --config original=orig.csv 'releases=[a.csv,b.csv]' timings=false
 #
-# Config keys (sdcrisk.assess_jobs.plan_from_config): original, releases, and optionally attacks,
+# Config keys (sdcrisk.assess.jobs.plan_from_config): original, releases, and optionally attacks,
 # id, known, scenarios, categorical, prl_candidates, seed, max_risk, timings (false: the command's
 # --no-timings) and out (default sdcrisk-report). Paths are relative to the working directory
 # (--directory). The report is <out>/report.{json,md,html}; the parts and logs go to <out>/parts/.
@@ -15,7 +15,7 @@ import re
 import shlex
 import sys
 
-from sdcrisk import assess_jobs
+from sdcrisk.assess import jobs as assess_jobs
 
 try:
     PLAN = assess_jobs.plan_from_config(config)
@@ -79,7 +79,7 @@ rule attack:
         mem_mb=4000,
         runtime=60,
     shell:
-        THREADS + PY + " -m sdcrisk.assess_jobs attack --original {params.original:q} --release {params.release:q}"
+        THREADS + PY + " -m sdcrisk.assess.jobs attack --original {params.original:q} --release {params.release:q}"
         " --attack {params.attack:q} --settings {params.settings:q} --part {output:q} > {log:q} 2>&1"
 
 
@@ -100,7 +100,7 @@ rule information_loss:
         mem_mb=2000,
         runtime=15,
     shell:
-        THREADS + PY + " -m sdcrisk.assess_jobs loss --original {params.original:q} --release {params.release:q}"
+        THREADS + PY + " -m sdcrisk.assess.jobs loss --original {params.original:q} --release {params.release:q}"
         " --settings {params.settings:q} --part {output:q} > {log:q} 2>&1"
 
 
@@ -115,4 +115,4 @@ rule report:
     params:
         plan=PLAN.to_json(),
     shell:
-        PY + " -m sdcrisk.assess_jobs gather --plan {params.plan:q} > {log:q} 2>&1"
+        PY + " -m sdcrisk.assess.jobs gather --plan {params.plan:q} > {log:q} 2>&1"

@@ -5,7 +5,7 @@
 
 The corpus (:func:`releases`): the reference files Census (1080 x 13) and EIA (4092 x 10, as
 the papers use them), sdcMicro's mixed survey ``testdata`` (4580 records, categorical keys;
-:mod:`sdcrisk.mixed_example`) and four synthetic files (correlated normal 2,000 x 6, correlated
+:mod:`sdcrisk.assess.mixed_example`) and four synthetic files (correlated normal 2,000 x 6, correlated
 lognormal 5,000 x 8, the benchmarks' n x 10 file at 20,000 records, Poisson counts 3,000 x 5, many
 tied values), each masked several ways: by the package's maskings (:mod:`sdcrisk.masking`: rank
 swapping p = 5, 10, 15; additive noise a = 0.1, 0.3, 0.5; correlated and multiplicative noise;
@@ -132,7 +132,7 @@ def source(name: str) -> tuple[pd.DataFrame, list[str]]:
     if name == "testdata":
         import os
 
-        from sdcrisk.mixed_example import CATEGORICAL, load_testdata
+        from sdcrisk.assess.mixed_example import CATEGORICAL, load_testdata
 
         with tempfile.TemporaryDirectory() as tmp:
             table = load_testdata(tmp, os.environ.get("SDCRISK_DATA_MIRROR") or None)
@@ -228,7 +228,7 @@ def releases(names=SOURCES) -> list[Release]:
 
 def masked(release: Release, original: pd.DataFrame, categorical: list[str]) -> pd.DataFrame:
     """The masked file of ``release``: numeric attributes masked, the mixed file's recoded
-    categoricals drawn anew (PRAM, as :mod:`sdcrisk.mixed_example`) and its rows shuffled."""
+    categoricals drawn anew (PRAM, as :mod:`sdcrisk.assess.mixed_example`) and its rows shuffled."""
     from sdcrisk.masking import mask
 
     rng = np.random.Generator(np.random.PCG64(seed_of(release.name)))
@@ -241,7 +241,7 @@ def masked(release: Release, original: pd.DataFrame, categorical: list[str]) -> 
     out = original.copy()
     out[numeric] = y
     if categorical:
-        from sdcrisk.mixed_example import RECODED, pram
+        from sdcrisk.assess.mixed_example import RECODED, pram
 
         for c in numeric:
             out[c] = np.round(out[c], 2)

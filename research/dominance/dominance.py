@@ -3,8 +3,8 @@
     python research/dominance/dominance.py [--results DIR]
 
 Reads ``linked.csv`` and ``manifest.csv`` (written by ``corpus.py``) and applies the rule of
-:mod:`sdcrisk.default_attacks` (:func:`~sdcrisk.default_attacks.dominance`,
-:func:`~sdcrisk.default_attacks.left_out`): attack A dominates attack B when, on every release
+:mod:`sdcrisk.assess.default_attacks` (:func:`~sdcrisk.assess.default_attacks.dominance`,
+:func:`~sdcrisk.assess.default_attacks.left_out`): attack A dominates attack B when, on every release
 where B ran, A ran and linked at least as many records; of two attacks equal everywhere the one
 earlier in ``ALL_ATTACKS`` is kept. ID (interval disclosure) is not a linkage attack and is kept.
 
@@ -13,7 +13,7 @@ the release's records, then records) and the releases where it occurs; for every
 against every other attack a release where it links more (the evidence that nothing dominates
 it). Asserts that every release's headline (the highest linkage percent over the attacks) is the
 same with the default set as with every attack, and writes ``dominance.json`` and
-``dominance.md`` next to the inputs. Prints the lines of ``sdcrisk/default_attacks.py`` that hold
+``dominance.md`` next to the inputs. Prints the lines of ``sdcrisk/assess/default_attacks.py`` that hold
 the result (``LEFT_OUT``, ``CORPUS_RELEASES``); ``tests/test_default_attacks.py`` checks that
 the package holds the committed result.
 """
@@ -43,7 +43,7 @@ def wide(linked: pd.DataFrame) -> pd.DataFrame:
 
 
 def analyse(linked: pd.DataFrame, manifest: pd.DataFrame) -> dict:
-    from sdcrisk.default_attacks import ALL_ATTACKS, NOT_LINKAGE, TOLERANCE, dominance, left_out
+    from sdcrisk.assess.default_attacks import ALL_ATTACKS, NOT_LINKAGE, TOLERANCE, dominance, left_out
 
     attacks = [a for a in ALL_ATTACKS if a not in NOT_LINKAGE]
     counts = wide(linked)

@@ -6,17 +6,17 @@ Two steps:
 
 1. ``--evaluate``: every masked file that ``research/peer/sdcmicro_mask.R`` wrote (manifest in
    ``--masked``, default /tmp/peer/masked) goes through the pipeline's own evaluation,
-   :func:`sdcrisk.evaluation.location_scores`, with the cell of ``config/config.yaml``
+   :func:`sdcrisk.replication.evaluation.location_scores`, with the cell of ``config/config.yaml``
    (experiments ``nin2007_rankswap`` / ``nin2007_mdav``: attack parameters, scenario options) and
-   the attack Generator the pipeline gives that replicate (:func:`sdcrisk.evaluation.run_cell`:
+   the attack Generator the pipeline gives that replicate (:func:`sdcrisk.replication.evaluation.run_cell`:
    the cell's SeedSequence, second spawn). Per (implementation, cell, known, measure): mean, sd
-   (ddof 1, 0 for one replicate) and n as :func:`sdcrisk.replication.aggregate_cells`, written to
+   (ddof 1, 0 for one replicate) and n as :func:`sdcrisk.replication.check.aggregate_cells`, written to
    ``research/peer/results/sdcmicro_aggregated.csv`` (committed). About 3 minutes.
 2. always: the status of every published cell of Nin, Herranz & Torra (2007) Tables 1-4 (rank
-   swaps) and 9-11 (MDAV) per implementation, by :func:`sdcrisk.replication.check_values`, which
-   calls :func:`sdcrisk.replication.status` (the rule in force when this runs: nothing of it is
+   swaps) and 9-11 (MDAV) per implementation, by :func:`sdcrisk.replication.check.check_values`, which
+   calls :func:`sdcrisk.replication.check.status` (the rule in force when this runs: nothing of it is
    copied here), and the same rows of this project's committed ``tables/replication.csv``: its
-   committed status and the status :func:`~sdcrisk.replication.status` gives its committed mean /
+   committed status and the status :func:`~sdcrisk.replication.check.status` gives its committed mean /
    sd / n now. Writes ``sdcmicro_rows.csv`` and ``sdcmicro_summary.md``. Seconds.
 
     python research/peer/sdcmicro_score.py              # step 2 only, from the committed aggregates
@@ -41,9 +41,9 @@ sys.path.insert(0, str(HERE.parent))  # research_lib
 
 from research_lib import ROOT, load  # noqa: E402
 
-from sdcrisk import config as C  # noqa: E402
-from sdcrisk import replication as R  # noqa: E402
-from sdcrisk.evaluation import location_scores  # noqa: E402
+from sdcrisk.replication import config as C  # noqa: E402
+from sdcrisk.replication import check as R  # noqa: E402
+from sdcrisk.replication.evaluation import location_scores  # noqa: E402
 
 PAPER = "nin2007_location_rl"
 EXPERIMENTS = {"mdav": "nin2007_mdav", "rankswap": "nin2007_rankswap"}
@@ -159,7 +159,7 @@ def summary_md(rows: pd.DataFrame, agg: pd.DataFrame, session: dict, command: st
          f"- masked: {session.get('date', '?')}, `{session.get('command', '?')}` ({session.get('seconds', '?')} s)",
          f"- scored: {session.get('scored', '?')}",
          f"- status: `{command}` on {dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, rule of "
-         "`sdcrisk.replication.status` at that time (called, not copied)",
+         "`sdcrisk.replication.check.status` at that time (called, not copied)",
          "- rank swaps: 5 maskings per p (config `nin2007_rankswap.replicates`), replicate r of p seeded "
          "20071217 + 100 p + r; MDAV: deterministic, blocks of v consecutive attributes with the "
          "leftover joined to the last block, as the project", "",

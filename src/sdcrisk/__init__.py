@@ -2,9 +2,19 @@
 replication of Nin, Herranz & Torra (2007, 2008), Muralidhar & Domingo-Ferrer (2016) and
 Torra, Stokes et al.
 
-``sdcrisk.assess(original, masked, ...)`` measures the disclosure risk of every attack and the
-information loss of a masked file (:mod:`sdcrisk.assessment`); ``sdcrisk.linkage`` holds the
-attacks, ``sdcrisk.masking`` the masking methods, ``sdcrisk.measures`` IL, ID and the scores.
+Two products over one engine:
+
+* the engine: ``sdcrisk.masking`` the masking methods, ``sdcrisk.linkage`` the record-linkage
+  attacks, ``sdcrisk.measures`` IL, ID and the scores, ``sdcrisk.attacks`` the attack registry,
+  and the helper modules beside them (``data``, ``validation``, ``resources``, ``kernels``,
+  ``fixed_order``, ``threads``, ``progress``);
+* :mod:`sdcrisk.replication`: the papers' tables and figures (the Snakemake workflow);
+* :mod:`sdcrisk.assess`: ``sdcrisk.assess(original, masked, ...)`` measures the disclosure risk
+  of every attack and the information loss of a masked file, and the ``sdcrisk assess`` command.
+
+:mod:`sdcrisk.cli` is the command line's entry point and :mod:`sdcrisk.compile` the kernel
+compilation command; they alone import the products. The engine imports neither product, and
+neither product imports the other (``tests/test_layers.py``).
 """
 
 import os
@@ -39,14 +49,14 @@ _set_numba_cache()
 
 
 def __getattr__(name: str):
-    """``sdcrisk.assess`` is :func:`sdcrisk.assessment.assess` itself (its signature and docstring
-    for ``help``), imported on first use (PEP 562): ``import sdcrisk`` stays light (no numpy,
-    pandas or numba until an attack is wanted)."""
+    """``sdcrisk.assess`` is the package :mod:`sdcrisk.assess`, callable as
+    :func:`sdcrisk.assess.assessment.assess` (its ``__init__`` says why), imported on first use
+    (PEP 562): ``import sdcrisk`` stays light (no numpy, pandas or numba until an attack is
+    wanted)."""
     if name == "assess":
-        from .assessment import assess
+        from importlib import import_module
 
-        globals()["assess"] = assess  # later look-ups do not come here
-        return assess
+        return import_module(".assess", __name__)  # the import also sets it here: no second visit
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

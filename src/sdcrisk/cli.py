@@ -3,129 +3,44 @@
 
 Every error ends with one line ``sdcrisk <command>: error: ...`` on standard error, never a
 traceback (``SDCRISK_DEBUG=1`` adds it for an internal error); see ``docs/assess.md`` and
-``docs/bad_inputs.md``. Exit statuses of ``sdcrisk assess`` (:data:`EXIT_STATUSES`): 0 done;
+``docs/bad_inputs.md``. Exit statuses of ``sdcrisk assess`` (:data:`sdcrisk.assess.arguments.EXIT_STATUSES`): 0 done;
 1 internal error (an unexpected exception: a defect of sdcrisk or of the machine, e.g. out of
 memory; the line names the exception and where it arose); 2 bad input (files, options, the
 ``--out`` place, its free space; nothing attacked or nothing written); 3 the report was written
 and an attack's point estimate exceeds ``--max-risk``; 4 the report was written and the
 ``--max-risk`` gate could not be decided (an attack not run, or records that row order does not
-pair; :func:`sdcrisk.report.gate`); 130 interrupted (Ctrl-C; no report written); 143 terminated
+pair; :func:`sdcrisk.assess.report.gate`); 130 interrupted (Ctrl-C; no report written); 143 terminated
 (SIGTERM during the attacks; no report written).
+
+The entry point only (``sdcrisk`` in pyproject's ``[project.scripts]``): no module imports it. What
+other code shares with the command (its parser, exit statuses, ``--max-risk`` and the report's
+``meta``) is in :mod:`sdcrisk.assess.arguments` (``tests/test_layers.py``).
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import shlex
 import shutil
 import signal
 import sys
 import tempfile
-import textwrap
 import threading
 import time
 import traceback
 from pathlib import Path
 
 from . import __version__
-
-EXIT_OK, EXIT_INTERNAL, EXIT_INPUT, EXIT_GATE, EXIT_UNDECIDED = 0, 1, 2, 3, 4
-EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
-EXIT_STATUSES = {EXIT_OK: "done", EXIT_INTERNAL: "internal error (an unexpected exception; please report it)",
-                 EXIT_INPUT: "bad input: a file, an option, the --out place or its free space (nothing attacked "
-                             "or nothing written)",
-                 EXIT_GATE: "report written; an attack's point estimate exceeds --max-risk",
-                 EXIT_UNDECIDED: "report written; the --max-risk gate could not be decided: an attack was not run "
-                                 "(e.g. refused by the memory limit) or row order does not pair the records",
-                 EXIT_INTERRUPTED: "interrupted (Ctrl-C); no report written",
-                 EXIT_TERMINATED: "terminated (SIGTERM, e.g. a batch system's time limit); no report written"}
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with its usage errors on one line (``prog: error: message (see --help)``), exit 2."""
-
-    def error(self, message):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-    def format_help(self):
-        fill = getattr(self, "fill_help", None)  # texts made when help is asked for (_attack_help)
-        if fill is not None:
-            fill(self)
-        return super().format_help()
-
-
-def attack_choices() -> list[str]:
-    """The measures ``--attacks`` takes, as a user types them: :data:`sdcrisk.assessment.ALL_ATTACKS`
-    with the short names it accepts (RS-RL for RS-RL(p<=20%), L-RL for L-RL(MA))."""
-    from .assessment import ALL_ATTACKS, ATTACK_NAMES
-
-    out = []
-    for name in ALL_ATTACKS:
-        short = name.split("(")[0]
-        out.append(short if ATTACK_NAMES.get(short.upper()) == name else name)
-    return out
-
-
-def _attack_help(parser) -> None:
-    """The assess command's description and ``--attacks`` help, listing :func:`attack_choices`
-    (made when help is printed: importing the attacks takes about 0.5 s)."""
-    from .default_attacks import LEFT_OUT
-
-    names = attack_choices()
-    linkage = [n for n in names if n != "ID"]
-    parser.description = textwrap.fill(f"Attack each MASKED file with the record-linkage attacks "
-                                       f"({', '.join(linkage)}), interval disclosure (ID) and the information-loss "
-                                       "measures; write report.json, report.md and report.html to --out. By "
-                                       "default the attacks no other dominates on the project's corpus of "
-                                       f"releases run (left out: {', '.join(LEFT_OUT) or 'none'}; "
-                                       "docs/assess.md, Default attacks).", 100, break_on_hyphens=False)
-    for action in parser._actions:
-        if "--attacks" in action.option_strings:
-            action.help = (f"comma-separated subset of {','.join(names)}, or 'all' (default: every attack "
-                           f"but {', '.join(LEFT_OUT)})" if LEFT_OUT else
-                           f"comma-separated subset of {','.join(names)} (default: all)").replace("%", "%%")
+from .assess.arguments import (EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
+                               EXIT_TERMINATED, EXIT_UNDECIDED, Parser, add_assess_parser, max_risk_value,
+                               report_meta, split)
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="sdcrisk", description="Disclosure risk and information loss of masked microdata.")
+    p = Parser(prog="sdcrisk", description="Disclosure risk and information loss of masked microdata.")
     p.add_argument("--version", action="version", version=f"sdcrisk {__version__}")
     sub = p.add_subparsers(dest="command", required=True)
-    a = sub.add_parser("assess", help="attack masked files with every record-linkage attack and measure "
-                                      "their information loss",
-                       formatter_class=argparse.RawDescriptionHelpFormatter,
-                       description="Attack each MASKED file with every record-linkage attack, interval "
-                                   "disclosure and the information-loss measures; write report.json, report.md and "
-                                   "report.html to --out.",
-                       epilog="exit status:\n" + "\n".join(f"  {code:<4} {text}" for code, text in EXIT_STATUSES.items())
-                              + "\n\nSee docs/assess.md.")
-    a.add_argument("original", help="original file (.csv with a header row, or .parquet)")
-    a.add_argument("masked", nargs="+", help="masked file(s), same columns as the original")
-    a.add_argument("--id", help="column identifying a record in both files (default: pair records by row order)")
-    g = a.add_mutually_exclusive_group()
-    g.add_argument("--known", help="comma-separated attributes the intruder knows (one scenario)")
-    g.add_argument("--scenarios", help="first-j-attributes scenarios 'lo..hi' ('half' and 'all' allowed, "
-                                       "e.g. 1..all); default: every attribute known")
-    a.add_argument("--attacks", help="comma-separated subset of the attacks (default: all)")
-    a.fill_help = _attack_help
-    a.add_argument("--prl-candidates", type=int, metavar="K",
-                   help="PRL keeps each record's K best candidates, or on tied blocks its K best pairs "
-                        "agreeing on several attributes (for files whose candidate graph exceeds the "
-                        "memory limit; default: every candidate)")
-    a.add_argument("--categorical", metavar="A,B", help="comma-separated integer-coded attributes to treat as categorical "
-                                         "(non-numeric columns are categorical anyway)")
-    a.add_argument("--out", default="sdcrisk-report",
-                   help="report directory, checked before any attack (default: %(default)s)")
-    a.add_argument("--max-risk", metavar="P",
-                   help="after writing the report, exit with status 3 when an attack's point estimate of the "
-                        "percent of records correctly linked exceeds P (0-100; ID not counted), with status 4 "
-                        "when no attack that ran exceeds P but one was not run or the records are not paired")
-    a.add_argument("--seed", type=int, default=0, help="seed of the attacks' record order and tie breaks (default 0)")
-    a.add_argument("--no-timings", action="store_true",
-                   help="leave the clock out of the report (each attack's seconds, the creation time): the same "
-                        "files and options then give the same bytes, also through workflow/assess.smk "
-                        "(docs/cluster.md)")
-    a.add_argument("--quiet", action="store_true", help="no progress messages and no closing time")
+    add_assess_parser(sub)
     c = sub.add_parser("check-config", help="check config files as the workflow reads them; print the compute estimate",
                        description="Layer each CONFIGFILE on the reference config, as `snakemake --configfile "
                                    "CONFIGFILE` does, validate the result and print its compute estimate (cell jobs, "
@@ -171,26 +86,9 @@ def compile_command(args) -> int:
     return EXIT_OK
 
 
-def _split(text: str | None) -> list[str] | None:
-    return None if text is None else [t.strip() for t in text.split(",") if t.strip()]
-
-
 def _fail(message: str, status: int = EXIT_INPUT) -> int:
     print(f"sdcrisk assess: error: {message}", file=sys.stderr, flush=True)
     return status
-
-
-def max_risk_value(text: str | None) -> float | None:
-    """``--max-risk P`` as a number in [0, 100] (``ValueError`` with the message otherwise)."""
-    if text is None:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.0 <= value <= 100.0:  # NaN fails too
-        raise ValueError(f"--max-risk: expected a percentage from 0 to 100, got {text!r}")
-    return value
 
 
 def out_problem(out: str | os.PathLike) -> str | None:
@@ -272,8 +170,8 @@ def _remove_empty(dirs: list[Path]) -> None:
 
 def _where(exc: BaseException) -> str:
     """The innermost frame of the package in ``exc``'s traceback: ' at path:line (function)'
-    (:func:`sdcrisk.workers.where`; an attack worker's error carries its own)."""
-    from .workers import where
+    (:func:`sdcrisk.assess.workers.where`; an attack worker's error carries its own)."""
+    from .assess.workers import where
 
     return getattr(exc, "where", None) or where(exc)
 
@@ -287,7 +185,7 @@ def _interrupted(signum=None, frame=None):
         sys.stdout.flush()
         print(f"sdcrisk assess: error: {'terminated' if term else 'interrupted'}; no report written",
               file=sys.stderr, flush=True)
-        from .workers import abort
+        from .assess.workers import abort
 
         abort()
     finally:
@@ -299,9 +197,9 @@ def _argument_problem(args) -> str | None:
     otherwise surface only after the files are read (``None`` when there is none): a negative
     ``--seed``, a masked file given twice, ``SDCRISK_MEMORY_LIMIT`` or ``SDCRISK_WORKER_MIN`` not
     of their form, and files whose reading or every attack would exceed the memory limit
-    (:func:`sdcrisk.workers.memory_problem`, from the files' sizes, nothing read)."""
+    (:func:`sdcrisk.assess.workers.memory_problem`, from the files' sizes, nothing read)."""
     from .resources import configured_limit
-    from .workers import memory_problem, worker_min
+    from .assess.workers import memory_problem, worker_min
 
     if args.seed < 0:
         return f"--seed: expected a whole number >= 0, got {args.seed}"
@@ -317,10 +215,10 @@ def _argument_problem(args) -> str | None:
             check()
         except ValueError as exc:
             return str(exc)
-    from .assessment import AssessError, attack_names
+    from .assess.assessment import AssessError, attack_names
 
     try:
-        attacks = attack_names(_split(args.attacks))
+        attacks = attack_names(split(args.attacks))
     except AssessError:
         return None  # assess names it
     return memory_problem(args.original, args.masked, attacks)
@@ -378,22 +276,11 @@ def assess_command(args) -> int:
         restore()
 
 
-def report_meta(original: str, masked: list[str], tables: list, seed: int, argv: list[str],
-                max_risk: float | None) -> dict:
-    """The report's ``meta`` from :func:`sdcrisk.assessment.assess`'s tables, one per masked file
-    (their ``attrs``): also used by the cluster workflow's gather step (:mod:`sdcrisk.assess_jobs`)."""
-    warned = [f"{path}: {w}" for path, t in zip(masked, tables) for w in t.attrs.get("warnings", [])]
-    blocking = {path: t.attrs["blocking"] for path, t in zip(masked, tables) if t.attrs.get("blocking")}
-    return {"original": original, "masked": list(masked), "pairing": tables[0].attrs.get("pairing", ""),
-            "warnings": warned, "seed": seed, "command": shlex.join(["sdcrisk", *argv]),
-            "blocking": blocking, "max_risk": max_risk, "left_out": dict(tables[0].attrs.get("left_out") or {})}
-
-
 def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
-    from .workers import start_early
+    from .assess.workers import start_early
 
     # a large original: the attack workers start now and import while this process reads
-    attacks = _split(args.attacks) or []
+    attacks = split(args.attacks) or []
     single = len(attacks) == 1 and attacks[0].lower() != "all" and not args.scenarios
     pool = start_early(args.original, 1 if single else 2)
     try:
@@ -404,10 +291,10 @@ def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
 
 
 def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
-    from .assessment import READERS, AssessError, assess, read_file
-    from .report import FAIL, UNDECIDED, gate, left_out_text, preload, summary_text, write_report
+    from .assess.assessment import READERS, AssessError, assess, read_file
+    from .assess.report import FAIL, UNDECIDED, gate, left_out_text, preload, summary_text, write_report
 
-    extra = {"categorical": _split(args.categorical)} if args.categorical else {}
+    extra = {"categorical": split(args.categorical)} if args.categorical else {}
     try:
         for path in [args.original, *args.masked]:  # a missing, empty or unknown file before any attack
             p = Path(path)
@@ -416,8 +303,8 @@ def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
         tables = []
         for path in args.masked:  # by path: assess lets each table go once its records are paired (0.8 GB at 10^7 x 10)
             progress(f"{path}")
-            t = assess(args.original, path, id=args.id, known=_split(args.known), scenarios=args.scenarios,
-                       attacks=_split(args.attacks), seed=args.seed, progress=progress,
+            t = assess(args.original, path, id=args.id, known=split(args.known), scenarios=args.scenarios,
+                       attacks=split(args.attacks), seed=args.seed, progress=progress,
                        names=(args.original, path), prl_candidates=args.prl_candidates, pool=pool, idle=preload,
                        **extra)
             tables.append(t.assign(masked=path))
@@ -465,7 +352,7 @@ def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
 
 
 def check_config_command(args) -> int:
-    from .config import ConfigError, compute_estimate, layered, validate
+    from .replication.config import ConfigError, compute_estimate, layered, validate
 
     try:
         cfg = validate(layered(args.reference, args.configfile), source="config")

@@ -1,7 +1,9 @@
 """``sdcrisk compile``: run every kernel group's code on small files so that numba compiles and
 caches its kernels for the argument types of real calls (the groups, stamps and the warm-up of a
 first ``sdcrisk assess``: :mod:`sdcrisk.kernels`, whose docstring says why a command and not the
-install itself).
+install itself). A command beside :mod:`sdcrisk.cli`, not part of the engine: it runs the attacks
+the way :func:`sdcrisk.assess` runs them (numeric, tied and mixed-type files), so it imports
+:mod:`sdcrisk.assess` (``tests/test_layers.py``).
 
     sdcrisk compile                      # every group, in parallel processes (--jobs)
     python -m sdcrisk.compile prl        # compile a group now, in this process (what the warm-up child runs)
@@ -129,7 +131,7 @@ def compile_group(group: str) -> None:
                 if (name == "mdav") == (group == "mdav"):
                     mask(name, x, rng(), **{p.name: _example_params(p) for p in method.params})
         else:
-            from .assessment import KNOWN_ATTRIBUTE_ATTACKS, assess
+            from .assess.assessment import KNOWN_ATTRIBUTE_ATTACKS, assess
 
             own = [a for a in attacks if a in KNOWN_ATTRIBUTE_ATTACKS]
             if own:  # as sdcrisk assess runs them: numeric, tied, mixed-type files

@@ -1,6 +1,6 @@
 """Progress inside a long attack: the k-d tree's searches (:mod:`sdcrisk.linkage.neighbours`)
 report how many records they have done through :func:`report`; an attack worker
-(:mod:`sdcrisk.workers`) installs a reporter that passes the latest message to the command's
+(:mod:`sdcrisk.assess.workers`) installs a reporter that passes the latest message to the command's
 progress line. Without a reporter (a library call, the replication) nothing happens.
 """
 

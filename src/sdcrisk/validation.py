@@ -97,3 +97,32 @@ def check_columns(name: str, columns: Sequence[int] | None, m: int) -> np.ndarra
     if cols.min() < 0 or cols.max() >= m or len(set(cols.tolist())) != cols.size:
         raise ValueError(f"{name} must be distinct attribute indices in [0, {m - 1}], got {list(cols)}")
     return cols
+
+
+def prepare(original, masked, known=None, *, allow_constant: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """Check both files and return their ``known`` columns as float64 arrays.
+
+    Constant masked columns are allowed (a microaggregated block may be constant for large k):
+    only the original file is checked for constant columns, which standardisation cannot scale
+    (``allow_constant``: a caller that does not standardise, e.g. on the mixed distance's
+    one-hot columns of ``sdcrisk assess``'s categorical attributes).
+    """
+    x = as_data_matrix(original, "original", allow_constant=allow_constant)
+    y = np.asarray(masked, dtype=np.float64)
+    if y.shape != x.shape:
+        raise ValueError(f"masked: shape {y.shape} differs from the original's {x.shape}")
+    if not np.isfinite(y).all():
+        raise ValueError("masked: contains NaN or infinite values; expected finite numbers")
+    check_magnitude(y, "masked")
+    cols = check_columns("known", known, x.shape[1])
+    return _columns(x, cols), _columns(y, cols)
+
+
+def _columns(z: np.ndarray, cols: np.ndarray) -> np.ndarray:
+    """``z[:, cols]``; ``z`` itself where that would copy every column of a column-major writable
+    array, whose copy has the same layout and values (``sdcrisk assess`` hands each attack such
+    arrays: two n x m copies fewer per attack, 15 % of DBRL's peak at 10^6 records). The attacks
+    leave their inputs unchanged (``tests/test_attacks_inputs.py``)."""
+    if z.flags.f_contiguous and z.flags.writeable and np.array_equal(cols, np.arange(z.shape[1])):
+        return z
+    return z[:, cols]

@@ -3,7 +3,7 @@ links every record to its own masked record, so it scores exactly 100 % on any m
 
 import numpy as np
 
-from sdcrisk.evaluation import register_attack
+from sdcrisk.replication.evaluation import register_attack
 from sdcrisk.linkage.base import LinkResult
 
 

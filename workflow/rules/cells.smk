@@ -25,7 +25,7 @@ CELL_PARAMS = dict(
     seed=config["seed"],
     # only the plugins the cell's method and attacks come from: listing another reruns nothing
     plugins=lambda wc: sdc_config.cell_plugins(cell_of(wc).method, settings_of(wc)),
-    # the code behind the cell (sdcrisk.provenance; every rule has one): editing a masking
+    # the code behind the cell (sdcrisk.replication.provenance; every rule has one): editing a masking
     # method, attack or plugin reruns its cells, comments and docstrings do not count
     code=lambda wc: sdc_provenance.cell_code(cell_of(wc).method, settings_of(wc)),
 )
@@ -41,7 +41,7 @@ def cell_params(c):
 # a local run does not limit them.
 CELL_RESOURCES = dict(mem_mb=2000, runtime=15, cpus_per_task=1)
 # Cells per job (config key cell_batch, validated in the Snakefile). 1: one job per cell, rule
-# `cell`. More: one rule per batch (sdcrisk.config.cell_batches) whose job computes its cells in
+# `cell`. More: one rule per batch (sdcrisk.replication.config.cell_batches) whose job computes its cells in
 # one process, one after another, and writes each cell's files as rule `cell` would. Only the job
 # layout changes: a batch reruns when any of its cells' params change, and switching cell_batch
 # reruns the cells (other jobs made their files).
@@ -109,6 +109,6 @@ rule aggregate:
         "logs/aggregate/{experiment}.log",
     params:
         cells=lambda wc: cells_of(wc.experiment),
-        code=sdc_provenance.code_digest("sdcrisk.replication"),
+        code=sdc_provenance.code_digest("sdcrisk.replication.check"),
     script:
         "../scripts/aggregate.py"

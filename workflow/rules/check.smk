@@ -12,7 +12,7 @@ rule data_shapes:
         "logs/data_shapes.log",
     params:
         datasets=list(config["datasets"]),
-        code=sdc_provenance.code_digest("sdcrisk.replication"),
+        code=sdc_provenance.code_digest("sdcrisk.replication.check"),
     script:
         "../scripts/data_shapes.py"
 
@@ -36,7 +36,7 @@ rule check:
         "logs/check.log",
     params:  # only what the check reads: a change elsewhere in the config (e.g. data_mirror) reruns nothing
         experiments=config["experiments"],
-        code=sdc_provenance.code_digest("sdcrisk.replication"),
+        code=sdc_provenance.code_digest("sdcrisk.replication.check"),
     script:
         "../scripts/check.py"
 
@@ -52,7 +52,7 @@ rule overview:
     log:
         "logs/overview.log",
     params:
-        code=sdc_provenance.code_digest("sdcrisk.overview", "sdcrisk.figures", "sdcrisk.replication",
+        code=sdc_provenance.code_digest("sdcrisk.replication.overview", "sdcrisk.replication.figures", "sdcrisk.replication.check",
                                        libraries=sdc_provenance.FIGURE_LIBRARIES),
     script:
         "../scripts/overview.py"
@@ -69,6 +69,6 @@ rule environment:
         "logs/environment.log",
     params:
         environment=sdc_environment.describe(),
-        code=sdc_provenance.code_digest("sdcrisk.environment"),
+        code=sdc_provenance.code_digest("sdcrisk.replication.environment"),
     script:
         "../scripts/environment.py"

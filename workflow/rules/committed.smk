@@ -1,15 +1,15 @@
-# Committed cell results (sdcrisk.committed): a full run copies every experiment's aggregated
+# Committed cell results (sdcrisk.replication.committed): a full run copies every experiment's aggregated
 # cells to tables/cells/ with a manifest of digests; `--config from_committed=true` renders every
 # table, figure and the check from them instead of recomputing the cells, after checking that
 # they belong to the current code, parameters and data.
-from sdcrisk import committed as sdc_committed
+from sdcrisk.replication import committed as sdc_committed
 
 
 def experiment_digest(experiment):
     """Digest of every param of every cell job of ``experiment`` (as rule `cell` computes them)
     and of the aggregation code."""
     jobs = [cell_params(c) for c in cells_of(experiment)]
-    return sdc_committed.experiment_digest(jobs, sdc_provenance.code_digest("sdcrisk.replication"))
+    return sdc_committed.experiment_digest(jobs, sdc_provenance.code_digest("sdcrisk.replication.check"))
 
 
 # `--config from_committed=true` arrives as text, a config file gives a boolean
@@ -35,7 +35,7 @@ if FROM_COMMITTED:
         params:
             experiments=list(config["experiments"]),
             digests=lambda wc: {e: experiment_digest(e) for e in config["experiments"]},
-            code=sdc_provenance.code_digest("sdcrisk.committed"),
+            code=sdc_provenance.code_digest("sdcrisk.replication.committed"),
         script:
             "../scripts/restore_committed.py"
 
@@ -56,6 +56,6 @@ else:
             experiments=list(config["experiments"]),
             digests=lambda wc: {e: experiment_digest(e) for e in config["experiments"]},
             out_dir="tables/cells",
-            code=sdc_provenance.code_digest("sdcrisk.committed"),
+            code=sdc_provenance.code_digest("sdcrisk.replication.committed"),
         script:
             "../scripts/snapshot.py"

@@ -28,7 +28,7 @@ def used_datasets():
 
 # Every data set readable and every swept parameter within its data (k <= n, v <= m, ...), checked
 # once before any data set is processed or masked; a failure prints one message naming the file or
-# config key (sdcrisk.preflight).
+# config key (sdcrisk.replication.preflight).
 rule preflight:
     input:
         lambda wc: [sdc_data.DatasetSpec.from_config(d, config["datasets"][d]).raw_path for d in used_datasets()],
@@ -38,7 +38,7 @@ rule preflight:
         "logs/preflight.log",
     params:
         datasets=used_datasets(),
-        code=sdc_provenance.code_digest("sdcrisk.preflight", "sdcrisk.data", "sdcrisk.validation", "sdcrisk.masking"),
+        code=sdc_provenance.code_digest("sdcrisk.replication.preflight", "sdcrisk.data", "sdcrisk.validation", "sdcrisk.masking"),
     script:
         "../scripts/preflight.py"
 

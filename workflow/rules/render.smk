@@ -16,7 +16,7 @@ rule table:
         experiment=lambda wc: config["experiments"][TABLES[wc.name][0]],
         table=lambda wc: TABLES[wc.name][1],
         name=lambda wc: wc.name,
-        code=sdc_provenance.code_digest("sdcrisk.render"),
+        code=sdc_provenance.code_digest("sdcrisk.replication.render"),
     script:
         "../scripts/render_table.py"
 
@@ -37,8 +37,8 @@ rule figure:
         experiment=lambda wc: config["experiments"][FIGURES[wc.name][0]],
         figure=lambda wc: FIGURES[wc.name][1],
         # axis labels (units), averaged scenarios (render) and paper names (replication) too
-        code=sdc_provenance.code_digest("sdcrisk.figures", "sdcrisk.measures.units", "sdcrisk.render",
-                                        "sdcrisk.replication", libraries=sdc_provenance.FIGURE_LIBRARIES),
+        code=sdc_provenance.code_digest("sdcrisk.replication.figures", "sdcrisk.measures.units", "sdcrisk.replication.render",
+                                        "sdcrisk.replication.check", libraries=sdc_provenance.FIGURE_LIBRARIES),
     script:
         "../scripts/render_figure.py"
 
@@ -51,6 +51,6 @@ rule belief_examples:
     log:
         "logs/tables/torra_belief_Texamples.log",
     params:
-        code=sdc_provenance.code_digest("sdcrisk.belief", "sdcrisk.experiments_belief", "sdcrisk.render"),
+        code=sdc_provenance.code_digest("sdcrisk.replication.belief", "sdcrisk.replication.experiments_belief", "sdcrisk.replication.render"),
     script:
         "../scripts/belief_examples.py"

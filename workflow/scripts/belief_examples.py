@@ -1,8 +1,8 @@
 """Snakemake adapter: the worked belief-function examples of Torra, Stokes et al. (compatible probabilities) as a table (CSV, Markdown, LaTeX)."""
 
-from sdcrisk.experiments_belief import worked_examples_table
-from sdcrisk.render import write_formats
-from sdcrisk.joblog import log_stderr
+from sdcrisk.replication.experiments_belief import worked_examples_table
+from sdcrisk.replication.render import write_formats
+from sdcrisk.replication.joblog import log_stderr
 
 log_stderr(snakemake.log[0])
 table = worked_examples_table()

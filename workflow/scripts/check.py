@@ -1,7 +1,7 @@
 """Snakemake adapter: compare every published cell and claim with the regenerated value."""
 
-from sdcrisk.replication import check
-from sdcrisk.joblog import log_stderr
+from sdcrisk.replication.check import check
+from sdcrisk.replication.joblog import log_stderr
 
 log_stderr(snakemake.log[0])
 check(snakemake.input.aggregated, snakemake.input.values, snakemake.input.claims,

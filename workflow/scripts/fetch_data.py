@@ -1,8 +1,8 @@
 """Snakemake adapter: obtain one reference file (mirror or download) and verify its sha256."""
 
-from sdcrisk.config import mirror
+from sdcrisk.replication.config import mirror
 from sdcrisk.data import DatasetSpec, fetch
-from sdcrisk.joblog import log_stderr
+from sdcrisk.replication.joblog import log_stderr
 
 log_stderr(snakemake.log[0])
 spec = DatasetSpec.from_config(snakemake.wildcards.dataset, snakemake.params.spec)

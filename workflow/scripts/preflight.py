@@ -1,12 +1,12 @@
 """Snakemake adapter: the data-dependent checks, run once before any data set is processed or
-masked (sdcrisk.preflight). A failure prints one message naming the user's file or config key."""
+masked (sdcrisk.replication.preflight). A failure prints one message naming the user's file or config key."""
 import json
 import sys
 
-from sdcrisk.config import load_plugins, mirror
+from sdcrisk.replication.config import load_plugins, mirror
 from sdcrisk.data import atomic_write
-from sdcrisk.joblog import log_stderr
-from sdcrisk.preflight import PreflightError, check
+from sdcrisk.replication.joblog import log_stderr
+from sdcrisk.replication.preflight import PreflightError, check
 
 log_stderr(snakemake.log[0])
 load_plugins(snakemake.config)

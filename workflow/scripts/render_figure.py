@@ -1,7 +1,7 @@
 """Snakemake adapter: one figure as PNG and PDF, published values overlaid where printed."""
 
-from sdcrisk.figures import render_figure
-from sdcrisk.joblog import log_stderr
+from sdcrisk.replication.figures import render_figure
+from sdcrisk.replication.joblog import log_stderr
 
 log_stderr(snakemake.log[0])
 render_figure(snakemake.input.aggregated, snakemake.params.experiment, snakemake.params.figure,

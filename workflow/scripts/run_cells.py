@@ -6,7 +6,7 @@ import warnings
 
 from snakemake.benchmark import benchmarked, write_benchmark_records
 
-from sdcrisk.celljob import run_cell_job
+from sdcrisk.replication.celljob import run_cell_job
 
 cells, data = snakemake.params.cells, snakemake.input.data  # one data file per cell, in order
 if len(data) != len(cells) or any(not d.endswith(f"/{p['cell'].dataset}.parquet") for d, p in zip(data, cells)):

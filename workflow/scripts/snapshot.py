@@ -1,7 +1,7 @@
 """Snakemake adapter: copy the aggregated results to tables/cells with their digests."""
 
-from sdcrisk.committed import snapshot
-from sdcrisk.joblog import log_stderr
+from sdcrisk.replication.committed import snapshot
+from sdcrisk.replication.joblog import log_stderr
 
 log_stderr(snakemake.log[0])
 snapshot(dict(zip(snakemake.params.experiments, snakemake.input.aggregated)), snakemake.params.digests,

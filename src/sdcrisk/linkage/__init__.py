@@ -8,7 +8,8 @@
 * :func:`projected_rl`: projected record linkage (Nin, Herranz & Torra (2008, multivariate microaggregation) §4.1).
 """
 
-from .base import LinkResult, prepare
+from ..validation import prepare
+from .base import LinkResult
 from .distance import dbrl, dbrl_restricted
 from .global_distance import gdbrl
 from .graded import prl_graded

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ..measures.units import linkage_percent
-from ..validation import as_data_matrix, check_columns, check_magnitude
-
 NO_LINK = -1  #: the link of an original record the attack declines to link
 
 
@@ -139,32 +137,3 @@ def check_truth(truth, n_original: int, n_masked: int) -> np.ndarray:
         raise ValueError(f"truth {t[bad[0]]} for original record {bad[0]}; expected a masked record index in "
                          f"[0, {n_masked}) or {NO_LINK}")
     return t
-
-
-def prepare(original, masked, known=None, *, allow_constant: bool = False) -> tuple[np.ndarray, np.ndarray]:
-    """Check both files and return their ``known`` columns as float64 arrays.
-
-    Constant masked columns are allowed (a microaggregated block may be constant for large k):
-    only the original file is checked for constant columns, which standardisation cannot scale
-    (``allow_constant``: a caller that does not standardise, e.g. on the mixed distance's
-    one-hot columns of :mod:`sdcrisk.categorical`).
-    """
-    x = as_data_matrix(original, "original", allow_constant=allow_constant)
-    y = np.asarray(masked, dtype=np.float64)
-    if y.shape != x.shape:
-        raise ValueError(f"masked: shape {y.shape} differs from the original's {x.shape}")
-    if not np.isfinite(y).all():
-        raise ValueError("masked: contains NaN or infinite values; expected finite numbers")
-    check_magnitude(y, "masked")
-    cols = check_columns("known", known, x.shape[1])
-    return _columns(x, cols), _columns(y, cols)
-
-
-def _columns(z: np.ndarray, cols: np.ndarray) -> np.ndarray:
-    """``z[:, cols]``; ``z`` itself where that would copy every column of a column-major writable
-    array, whose copy has the same layout and values (``sdcrisk assess`` hands each attack such
-    arrays: two n x m copies fewer per attack, 15 % of DBRL's peak at 10^6 records). The attacks
-    leave their inputs unchanged (``tests/test_attacks_inputs.py``)."""
-    if z.flags.f_contiguous and z.flags.writeable and np.array_equal(cols, np.arange(z.shape[1])):
-        return z
-    return z[:, cols]

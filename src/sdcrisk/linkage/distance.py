@@ -39,7 +39,8 @@ from collections.abc import Callable
 import numpy as np
 from numba import njit
 
-from .base import LinkResult, check_truth, prepare, with_ties
+from ..validation import prepare
+from .base import LinkResult, check_truth, with_ties
 from .neighbours import REL_TOL as _REL_TOL, exact_best as _exact_best
 from .shared import nearest_search
 

@@ -65,7 +65,8 @@ import numpy as np
 from ..resources import check_memory
 from ..validation import check_int, check_real
 from .assignment import assign_max_weight
-from .base import LinkResult, check_truth, index_type, prepare
+from ..validation import prepare
+from .base import LinkResult, check_truth, index_type
 from .distance import _prepared
 from .neighbours import KDTree
 

@@ -71,7 +71,8 @@ from numba import njit
 from ..resources import check_memory
 from ..validation import check_int, check_real
 from .assignment import assign_max_weight
-from .base import LinkResult, index_type, prepare
+from ..validation import prepare
+from .base import LinkResult, index_type
 from .neighbours import KDTree
 from .ranks import rank_matrix
 from .probabilistic import ConvergenceWarning, _in_threads, _threads

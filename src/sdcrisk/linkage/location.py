@@ -40,7 +40,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .base import LinkResult, check_truth, prepare, with_ties
+from ..validation import prepare
+from .base import LinkResult, check_truth, with_ties
 from .distance import dbrl_restricted, standardise as _standardise
 from .neighbours import KDTree
 from . import shared

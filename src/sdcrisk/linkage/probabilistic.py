@@ -99,7 +99,8 @@ from ..resources import MemoryLimitError, check_memory, check_work, park, size_t
 from ..threads import map_threads
 from ..validation import check_int, check_real
 from .assignment import PATHS_MIN, assign_max_weight, assign_max_weight_blocks, single_blocks_as_edges
-from .base import LinkResult, NotApplicable, prepare
+from ..validation import prepare
+from .base import LinkResult, NotApplicable
 from .ranks import rank_matrix
 from .sorting import argsort_stable, searchsorted_sorted
 

@@ -38,7 +38,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from ..validation import check_int
-from .base import LinkResult, prepare
+from ..validation import prepare
+from .base import LinkResult
 from .distance import nearest
 
 PROJECTIONS = ("pcp", "zscore")

@@ -30,7 +30,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from .base import LinkResult, check_truth, index_type, prepare, with_ties
+from ..validation import prepare
+from .base import LinkResult, check_truth, index_type, with_ties
 from . import shared
 from .ranks import rank_matrix
 

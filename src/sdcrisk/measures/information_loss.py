@@ -24,7 +24,7 @@ import numpy as np
 
 from ..fixed_order import covariance
 
-from ..linkage.base import prepare
+from ..validation import prepare
 
 IL1_RULES = ("variation", "mae", "sd", "sd_sqrt2")
 ZERO_RULES = ("skip", "zero", "abs_error", "column_scale")

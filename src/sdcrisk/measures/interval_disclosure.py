@@ -25,7 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from ..linkage.base import prepare
+from ..validation import prepare
 from ..validation import check_columns
 
 RULES = ("rank", "sd")

@@ -8,7 +8,7 @@ Nin, Herranz & Torra (2008, multivariate microaggregation) §3.1, Nin, Herranz &
 j = 2 .. number of blocks.
 
 A range of scenario sizes is written ``"lo..hi"`` (:func:`scenario_range`): the experiment option
-``scenarios`` of the DAG, checked by :func:`sdcrisk.config.validate`, and ``sdcrisk assess
+``scenarios`` of the DAG, checked by :func:`sdcrisk.replication.config.validate`, and ``sdcrisk assess
 --scenarios`` read it with this one parser.
 """
 

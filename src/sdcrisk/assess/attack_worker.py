@@ -1,4 +1,4 @@
-"""The attack worker process, ``python -m sdcrisk.attack_worker DIR`` (:mod:`sdcrisk.workers`
+"""The attack worker process, ``python -m sdcrisk.assess.attack_worker DIR`` (:mod:`sdcrisk.assess.workers`
 starts it, ``DIR`` its temporary directory): it imports the attacks, then serves the messages read
 from stdin until it closes: ``("pair", PATH)`` maps the paired arrays saved in ``PATH`` (a
 subdirectory of ``DIR``; the attacks keep the work they share in its ``shared`` subdirectory,
@@ -21,11 +21,11 @@ from pathlib import Path
 
 import scipy.stats  # noqa: F401 - the rank-based attacks' rankdata, imported before the first task
 
-from . import progress
+from .. import progress
 from .assessment import _attack_row
-from .linkage import shared
-from .linkage.probabilistic import ConvergenceWarning
-from .resources import LIMIT_ENV, spare_address_space
+from ..linkage import shared
+from ..linkage.probabilistic import ConvergenceWarning
+from ..resources import LIMIT_ENV, spare_address_space
 from .workers import expected_bytes, load_pair, where
 
 

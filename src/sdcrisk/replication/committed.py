@@ -17,7 +17,7 @@ import json
 import shutil
 from pathlib import Path
 
-from .data import atomic_write, sha256_of
+from ..data import atomic_write, sha256_of
 
 MANIFEST = "manifest.json"
 

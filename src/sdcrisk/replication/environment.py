@@ -6,7 +6,7 @@ numba, the pandas/pyarrow writers). The DAG therefore records the environment of
 committed paper-scale run, so ``pip install -e '.[workflow,test,cluster]' -c constraints.txt``
 recreates it: every distribution that install reaches (the requirement closure, :func:`walk`, incl.
 extras that dependencies request, e.g. ``bleach[css]``) is pinned. Regenerate the pins from an
-environment with ``python -m sdcrisk.environment constraints``. ``tables/environment.json`` also
+environment with ``python -m sdcrisk.replication.environment constraints``. ``tables/environment.json`` also
 records the CPU model and the BLAS kernel of the run.
 """
 
@@ -131,7 +131,7 @@ def describe() -> dict:
 def write(path, description: dict | None = None) -> None:
     """Write ``description`` (default: :func:`describe` of this process) as JSON
     (``tables/environment.json``), atomically."""
-    from .data import atomic_write
+    from ..data import atomic_write
 
     text = json.dumps(description or describe(), indent=1) + "\n"
     atomic_write(path, lambda tmp: Path(tmp).write_text(text))
@@ -146,11 +146,11 @@ def constraints(extras: tuple[str, ...] = EXTRAS) -> str:
     closure :func:`walk`, the same walk the tests check constraints.txt against."""
     head = [f"# Versions of the committed paper-scale run (Python {python_version()}, {platform.machine()}).",
             f"# Install with: python3 -m pip install -e '.[{','.join(extras)}]' -c constraints.txt",
-            "# Regenerate:   python -m sdcrisk.environment constraints > constraints.txt"]
+            "# Regenerate:   python -m sdcrisk.replication.environment constraints > constraints.txt"]
     return "\n".join(head + [f"{name}=={version}" for name, version in closure(PROJECT, extras).items()]) + "\n"
 
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["constraints"]:
-        sys.exit("usage: python -m sdcrisk.environment constraints")
+        sys.exit("usage: python -m sdcrisk.replication.environment constraints")
     sys.stdout.write(constraints())

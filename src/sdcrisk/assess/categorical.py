@@ -44,8 +44,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from . import progress
-from .linkage.base import NotApplicable
+from .. import progress
+from ..linkage.base import NotApplicable
 
 MISMATCH_WEIGHT = 2.0  # w of the mixed distance (module docstring)
 
@@ -96,7 +96,7 @@ def block_summary(blocks: np.ndarray) -> dict:
 
 def standardised(z: np.ndarray) -> np.ndarray:
     """Columns scaled by the file's own mean and sample sd (a constant column: 0)."""
-    from .linkage.distance import standardise
+    from ..linkage.distance import standardise
 
     return standardise(z, z, "own")[0]
 

@@ -8,8 +8,8 @@ alone in sequence), and Ctrl-C waits for the solver (49 s observed at 200,000 re
 Python runs a signal handler only in the main thread, between bytecodes, holding the GIL.
 In child processes the attacks overlap for real and the parent, which only waits, stops at once.
 
-The parent starts ``count`` workers, ``python -m sdcrisk.attack_worker DIR``
-(:mod:`sdcrisk.attack_worker`), each in its own session (a terminal's Ctrl-C reaches only the
+The parent starts ``count`` workers, ``python -m sdcrisk.assess.attack_worker DIR``
+(:mod:`sdcrisk.assess.attack_worker`), each in its own session (a terminal's Ctrl-C reaches only the
 parent, which kills them: no stray traceback) and killed by the kernel if the parent dies (Linux
 ``PR_SET_PDEATHSIG``). ``sdcrisk assess`` starts them before it reads the files where the
 original looks large (:func:`start_early`), so that their imports (1.4 s each) overlap the reading,
@@ -37,7 +37,7 @@ searches, which most attacks spend their time in; the assignment solvers report 
 an attack ends, its line gives its time and its worker's peak resident memory (Linux: the peak
 is reset before each attack). Results are those
 of the same attacks in the parent process: each worker calls the same function
-(``sdcrisk.assessment._attack_row``) on the same arrays and seed. Where the temporary directory
+(``sdcrisk.assess.assessment._attack_row``) on the same arrays and seed. Where the temporary directory
 has no room for the arrays, :class:`AttackWorkers` raises :class:`NoRoomError` and the caller
 runs the attacks in its own process.
 """
@@ -62,7 +62,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .resources import configured_limit, in_memory
+from ..resources import configured_limit, in_memory
 
 WORKER_MIN = 20_000  # records: from this many sdcrisk.assess runs the attacks in worker processes
 HEARTBEAT = 10.0  # seconds between progress lines of a running attack
@@ -113,7 +113,7 @@ def estimated_records(path) -> int | None:
         return None
 
 
-# Memory of reading a file pair and pairing its records (sdcrisk.assessment.read_file, pair_files),
+# Memory of reading a file pair and pairing its records (sdcrisk.assess.assessment.read_file, pair_files),
 # per value (record x column) of each file, above the interpreter: the peak resident set of
 # reading both files of 1,000,000 x 6 and pairing them is 332 MiB (CSV) and 352 MiB (Parquet)
 # above the imports, 29.0 and 30.8 bytes per value of the two files together; the fault-injection
@@ -161,7 +161,7 @@ def memory_problem(original, masked, attacks) -> str | None:
     (:func:`reading_bytes`), and, where the attacks run in workers (from :func:`worker_min`
     records), every record-linkage attack's expected peak (:func:`expected_bytes`), which the
     workers would refuse one by one after the reading."""
-    from .resources import LIMIT_ENV, size_text as gib
+    from ..resources import LIMIT_ENV, size_text as gib
 
     limit = configured_limit()
     first = file_shape(original)
@@ -189,7 +189,7 @@ def memory_problem(original, masked, attacks) -> str | None:
         if need > limit:
             return (f"{original}: about {n:,} records (estimated from the file's size): every attack asked for "
                     f"needs more than the memory limit of {gib(limit)} ({LIMIT_ENV}), the least {name} about "
-                    f"{gib(need)} (its peak measured per record, sdcrisk.workers); raise the limit or assess a "
+                    f"{gib(need)} (its peak measured per record, sdcrisk.assess.workers); raise the limit or assess a "
                     "sample of the records")
     return None
 
@@ -212,7 +212,7 @@ def start_early(path, count: int = 2) -> "AttackWorkers | None":
 
 
 def _power_law(points, n: int) -> float:
-    from .attacks import NEEDS_SIZES
+    from ..attacks import NEEDS_SIZES
 
     (t1, t2), (n1, n2) = points, NEEDS_SIZES
     return t1 * (n / n1) ** (math.log(t2 / t1) / math.log(n2 / n1))
@@ -220,7 +220,7 @@ def _power_law(points, n: int) -> float:
 
 def shares_search(name: str) -> bool:
     """Whether ``name`` begins with the shared nearest-record search (``sdcrisk.attacks.Needs``)."""
-    from .attacks import NEEDS
+    from ..attacks import NEEDS
 
     return name in NEEDS and NEEDS[name].shares_search
 
@@ -229,7 +229,7 @@ def expected_seconds(name: str, n: int, searched: bool = False) -> float | None:
     """The time ``name`` should take on ``n`` records on the reference machine: the power law
     through its two measured sizes (``sdcrisk.attacks.NEEDS``); ``searched``: another attack has
     run the nearest-record search this one would begin with (``Needs.shares_search``)."""
-    from .attacks import NEEDS, SEARCH
+    from ..attacks import NEEDS, SEARCH
 
     needs = NEEDS.get(name)
     if needs is None or needs.seconds is None or n < 2:
@@ -244,7 +244,7 @@ def expected_bytes(name: str, n: int) -> float:
     """The peak memory of ``name``'s worker on ``n`` records: proportional to n from the 10^6
     measurement (``Needs.bytes_per_record``), the largest of any attack for one not measured;
     where the temporary directory is held in memory, ``Needs.unparked`` where declared."""
-    from .attacks import NEEDS
+    from ..attacks import NEEDS
 
     unparked = in_memory(tempfile.gettempdir())
     per = {a: (v.unparked if unparked and v.unparked is not None else v.bytes_per_record)
@@ -344,7 +344,7 @@ class AttackWorkers:
     def ensure(self, count: int) -> None:
         """At least ``count`` workers (new ones get the pair loaded last, if any)."""
         while len(self.procs) < max(1, int(count)):
-            self.procs.append(subprocess.Popen([sys.executable, "-m", "sdcrisk.attack_worker", str(self.dir)],
+            self.procs.append(subprocess.Popen([sys.executable, "-m", "sdcrisk.assess.attack_worker", str(self.dir)],
                                                stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=dict(os.environ),
                                                start_new_session=True))
             if self.pairs:
@@ -499,7 +499,7 @@ def abort() -> None:
 
 def where(exc: BaseException) -> str:
     """The innermost frame of the package in ``exc``'s traceback: ' at path:line (function)'."""
-    root = Path(__file__).resolve().parent
+    root = Path(__file__).resolve().parents[1]  # the sdcrisk package
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         try:
             rel = Path(frame.filename).resolve().relative_to(root.parent)
@@ -520,7 +520,7 @@ def save_pair(directory: Path, pair, perm: np.ndarray) -> None:
 def _mapped(directory: Path) -> dict:
     """The arrays :func:`save_pair` wrote, mapped copy-on-write: pages shared between the processes,
     and writable, so that an attack or a measure takes all the columns as they are instead of a
-    copy (:func:`sdcrisk.linkage.base.prepare` copies read-only input; no attack writes into its
+    copy (:func:`sdcrisk.validation.prepare` copies read-only input; no attack writes into its
     input, ``tests/test_attacks_inputs.py``, and a write would change that process's pages only)."""
     return {name: np.load(directory / f"{name}.npy", mmap_mode="c") for name in _ARRAYS}
 

@@ -1,7 +1,7 @@
 """The report of ``sdcrisk assess``: report.json, report.md and a self-contained report.html
 (inline CSS, figures embedded as PNG).
 
-Input: the tidy tables of :func:`sdcrisk.assessment.assess`, one per masked file, concatenated
+Input: the tidy tables of :func:`sdcrisk.assess.assessment.assess`, one per masked file, concatenated
 with a ``masked`` column naming the file (columns in ``docs/assess.md``, "Output").
 
 Parts, in order: the headline (per masked file the highest risk over the record-linkage attacks,
@@ -36,9 +36,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from . import __version__
+from .. import __version__
 
-# the ``kind`` values of :mod:`sdcrisk.assessment` (not imported from it: assessment reads INTRUDER here)
+# the ``kind`` values of :mod:`sdcrisk.assess.assessment` (not imported from it: assessment reads INTRUDER here)
 RISK, LOSS = "disclosure risk", "information loss"
 FILES = ("report.json", "report.md", "report.html")
 RESULT_COLUMNS = ["measure", "kind", "scenario", "known", "n_known", "n", "linked", "percent", "low", "high",
@@ -216,10 +216,10 @@ def over_limit(results: pd.DataFrame, limit: float) -> list[str]:
 
 #: The start of a row's ``note`` for a measure that does not apply to the file by design (it could
 #: link nothing there: e.g. L-RL(MA) on a release that is not microaggregated); such a row does not
-#: hold the ``--max-risk`` gate back. The second form is :mod:`sdcrisk.assessment`'s for an
+#: hold the ``--max-risk`` gate back. The second form is :mod:`sdcrisk.assess.assessment`'s for an
 #: attack that compares ordered values when the scenario knows no numeric attribute.
 NOT_APPLICABLE_NOTES = ("not applicable",)
-#: The part of :func:`sdcrisk.assessment.assess`'s warning saying that row order does not pair the records.
+#: The part of :func:`sdcrisk.assess.assessment.assess`'s warning saying that row order does not pair the records.
 UNPAIRED_WARNING = "no closer than random pairs"
 PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
 
@@ -373,7 +373,7 @@ def _status_text(results: pd.DataFrame) -> pd.Series:
 
 
 def left_out_text(meta: dict) -> list[str]:
-    """One line per attack the default set left out (:mod:`sdcrisk.default_attacks`), with why."""
+    """One line per attack the default set left out (:mod:`sdcrisk.assess.default_attacks`), with why."""
     return [f"{name}: {reason}" for name, reason in (meta.get("left_out") or {}).items()]
 
 

@@ -24,8 +24,8 @@ from pathlib import Path
 from .environment import versions
 
 # Modules whose code decides a cell's numbers; packages count with every module in them.
-COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sdcrisk.attacks", "sdcrisk.evaluation",
-                   "sdcrisk.belief", "sdcrisk.experiments_belief", "sdcrisk.validation", "sdcrisk.resources",
+COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sdcrisk.attacks", "sdcrisk.replication.evaluation",
+                   "sdcrisk.replication.belief", "sdcrisk.replication.experiments_belief", "sdcrisk.validation", "sdcrisk.resources",
                    "sdcrisk.threads", "sdcrisk.fixed_order")  # the last: noise's and PCP's covariances, Mahalanobis DBRL
 # Libraries whose versions decide a cell's numbers (random streams, sums, kernels, I/O of tables).
 COMPUTE_LIBRARIES = ("numpy", "scipy", "numba", "pandas", "pyarrow", "ortools")
@@ -68,9 +68,9 @@ def code_digest(*modules: str, libraries: tuple[str, ...] = TABLE_LIBRARIES) -> 
 
 def cell_code(method: str, settings: dict | None = None) -> str:
     """Digest of the code behind a cell of ``method`` under the experiment's cell ``settings``
-    (:func:`sdcrisk.config.cell_settings`): the compute modules, the seed derivation
-    (:class:`sdcrisk.config.Cell`) and the plugin modules defining or registering the method or, for
-    the attack matrix, one of the attacks it runs (:func:`sdcrisk.config.cell_plugin_modules`)."""
+    (:func:`sdcrisk.replication.config.cell_settings`): the compute modules, the seed derivation
+    (:class:`sdcrisk.replication.config.Cell`) and the plugin modules defining or registering the method or, for
+    the attack matrix, one of the attacks it runs (:func:`sdcrisk.replication.config.cell_plugin_modules`)."""
     from .config import cell_plugin_modules
 
     plugins = cell_plugin_modules(method, settings)

@@ -21,22 +21,22 @@ import numpy as np
 import pandas as pd
 
 from .config import Cell
-from .attacks import ATTACKS, matrix_attacks, register_attack, run_attack  # noqa: F401  (ATTACKS, register_attack: for plugins)
-from .linkage.distance import dbrl
-from .linkage.location import lrl_mdav, lrl_microaggregation, rsrl, rsrl_annotated_union
-from .linkage.probabilistic import prl
-from .linkage.projected import projected_rl
-from .linkage.rank import rbrl
-from .masking import get_method
-from .masking.microaggregation import attribute_blocks
-from .masking.swapping import rank_distance
+from ..attacks import ATTACKS, matrix_attacks, register_attack, run_attack  # noqa: F401  (ATTACKS, register_attack: for plugins)
+from ..linkage.distance import dbrl
+from ..linkage.location import lrl_mdav, lrl_microaggregation, rsrl, rsrl_annotated_union
+from ..linkage.probabilistic import prl
+from ..linkage.projected import projected_rl
+from ..linkage.rank import rbrl
+from ..masking import get_method
+from ..masking.microaggregation import attribute_blocks
+from ..masking.swapping import rank_distance
 from .experiments_belief import rsrl_candidate_masks
 from .belief import belief_from_candidate_sets, summarise
-from .measures import scores
-from .measures.information_loss import information_loss
-from .measures.interval_disclosure import interval_disclosure_by_attribute
-from .measures.units import linkage_percent
-from .measures.scenarios import (DEFAULT_RANGE, ScenarioRangeError, half, known_block_scenarios, scenario_average,
+from ..measures import scores
+from ..measures.information_loss import information_loss
+from ..measures.interval_disclosure import interval_disclosure_by_attribute
+from ..measures.units import linkage_percent
+from ..measures.scenarios import (DEFAULT_RANGE, ScenarioRangeError, half, known_block_scenarios, scenario_average,
                                  scenario_range)
 
 Rows = list[tuple[str, str, float]]
@@ -256,7 +256,7 @@ EVALUATIONS: dict[str, Callable[..., Rows]] = {
 
 def run_cell(x: np.ndarray, cell: Cell, experiment: dict, seed: int) -> pd.DataFrame:
     """Mask every replicate of ``cell`` (own SeedSequence each) and evaluate it. Of ``experiment``
-    only :data:`sdcrisk.config.CELL_SETTINGS` are read (evaluation, replicates, options)."""
+    only :data:`sdcrisk.replication.config.CELL_SETTINGS` are read (evaluation, replicates, options)."""
     method = get_method(cell.method)
     evaluate = EVALUATIONS[experiment["evaluation"]]
     opts = experiment.get("options", {}) or {}

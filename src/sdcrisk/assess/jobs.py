@@ -8,15 +8,15 @@ gather step that writes the report. Before any job, where Snakemake builds the D
 that such a mistake stops the run with one line instead of failing every job of the file. Each
 job writes a *part* (JSON) with its rows:
 
-- :func:`attack_part` runs :func:`sdcrisk.assessment.assess` on one release with one attack and
+- :func:`attack_part` runs :func:`sdcrisk.assess.assessment.assess` on one release with one attack and
   no information loss. Every attack's row depends only on the files, the options and ``seed``
   (the record order the attacks see and each attack's generator are drawn from ``seed`` alone),
   so the rows are the ones the all-attacks run gives; ``tests/test_assess_jobs.py`` checks it.
 - :func:`loss_part` pairs the files as ``assess`` does and computes its information-loss rows.
 - :func:`gather` puts the parts in the local command's order (per release: scenario by scenario,
   the attacks in their order within a scenario, then the information loss), builds the report's
-  ``meta`` as the command does (:func:`sdcrisk.cli.report_meta`, with the local command that makes
-  the same report as ``meta.command``) and calls :func:`sdcrisk.report.write_report`.
+  ``meta`` as the command does (:func:`sdcrisk.assess.arguments.report_meta`, with the local command that makes
+  the same report as ``meta.command``) and calls :func:`sdcrisk.assess.report.write_report`.
 
 With ``timings: false`` (the command's ``--no-timings``) the report holds no clock values and its
 files are byte-identical to those of the local command :func:`local_argv` names.
@@ -27,10 +27,10 @@ paths, or one string with commas), and optionally ``attacks``, ``id``, ``known``
 and ``out`` (report directory, default ``sdcrisk-report``). The parts and their logs go to
 ``<out>/parts/``.
 
-    python -m sdcrisk.assess_jobs attack --original O --release R --attack A --settings JSON --part PATH
-    python -m sdcrisk.assess_jobs loss --original O --release R --settings JSON --part PATH
-    python -m sdcrisk.assess_jobs gather --plan JSON
-    python -m sdcrisk.assess_jobs config ORIGINAL MASKED [MASKED ...] [sdcrisk assess options] > assess.yaml
+    python -m sdcrisk.assess.jobs attack --original O --release R --attack A --settings JSON --part PATH
+    python -m sdcrisk.assess.jobs loss --original O --release R --settings JSON --part PATH
+    python -m sdcrisk.assess.jobs gather --plan JSON
+    python -m sdcrisk.assess.jobs config ORIGINAL MASKED [MASKED ...] [sdcrisk assess options] > assess.yaml
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def _names(value, key: str) -> list[str] | None:
 def plan_from_config(config: dict) -> Plan:
     """Check the workflow's config (module docstring) and return its :class:`Plan`; a mistake
     raises :class:`AssessJobsError` naming the key."""
-    from .cli import max_risk_value
+    from .arguments import max_risk_value
 
     unknown = [k for k in config if k not in KEYS and k not in IGNORED]
     if unknown:
@@ -184,7 +184,7 @@ HEAD_ROWS = 1000  # records of each file the check before the jobs reads (the jo
 
 def read_head(path: str | Path, rows: int = HEAD_ROWS):
     """The header and first ``rows`` records of a CSV or parquet file, refused with the messages of
-    :func:`sdcrisk.assessment.read_file` (unknown type, no such file, empty, unreadable, a column
+    :func:`sdcrisk.assess.assessment.read_file` (unknown type, no such file, empty, unreadable, a column
     name repeated in the header, no records); the rest of the file is not read."""
     import pandas as pd
 
@@ -230,7 +230,7 @@ def check_inputs(plan: Plan, rows: int = HEAD_ROWS) -> None:
     distinct names and records; the ``id`` column in every file, without a missing or repeated
     value among those records; each release with the original's columns; ``known``,
     ``scenarios`` and ``categorical`` fitting the attribute columns. Each of these would fail every
-    job of the file (:func:`sdcrisk.assessment.pair_files`, :func:`~sdcrisk.assessment.scenarios_from`);
+    job of the file (:func:`sdcrisk.assess.assessment.pair_files`, :func:`~sdcrisk.assess.assessment.scenarios_from`);
     the first found raises :class:`AssessJobsError` naming the file and field.
 
     What only the whole file shows (record counts, ids of one file missing from the other, values
@@ -307,7 +307,7 @@ def _assess_options(settings: dict) -> dict:
 
 
 def _write_part(path, doc: dict) -> Path:
-    from .data import atomic_write
+    from ..data import atomic_write
 
     # floats as repr: read back to the same bits; NaN as NaN; numpy scalars as Python numbers
     text = json.dumps(doc, indent=1, default=lambda v: v.item() if hasattr(v, "item") else str(v)) + "\n"
@@ -319,7 +319,7 @@ def _say(message: str) -> None:
 
 
 def attack_part(original: str, release: str, attack: str, settings: dict, path) -> Path:
-    """One attack on one release, every scenario: :func:`~sdcrisk.assessment.assess` with
+    """One attack on one release, every scenario: :func:`~sdcrisk.assess.assessment.assess` with
     ``attacks=[attack]`` and no information loss, its rows and ``attrs`` written to ``path``."""
     from .assessment import assess
 
@@ -332,8 +332,8 @@ def attack_part(original: str, release: str, attack: str, settings: dict, path) 
 
 
 def loss_part(original: str, release: str, settings: dict, path) -> Path:
-    """The information-loss rows of one release, as :func:`~sdcrisk.assessment.assess` computes
-    them (the files paired by :func:`~sdcrisk.assessment.pair_files`), written to ``path``."""
+    """The information-loss rows of one release, as :func:`~sdcrisk.assess.assessment.assess` computes
+    them (the files paired by :func:`~sdcrisk.assess.assessment.pair_files`), written to ``path``."""
     from .assessment import _loss_rows, pair_files, read_file
 
     categorical = settings["categorical"] or None
@@ -359,7 +359,7 @@ def gather(plan: Plan):
     import pandas as pd
 
     from .assessment import COLUMNS
-    from .cli import report_meta
+    from .arguments import report_meta
 
     tables = []
     for i, release in enumerate(plan.releases):
@@ -399,12 +399,12 @@ def write(plan: Plan) -> list[Path]:
 def config_from_argv(argv: list[str]) -> dict:
     """The workflow config of the ``sdcrisk assess`` arguments ``argv`` (without ``assess``):
     the same files and options (``--quiet`` has no counterpart). Checked with :func:`plan_from_config`."""
-    from .cli import _parser, _split, max_risk_value
+    from .arguments import max_risk_value, parse_assess_args, split
 
-    args = _parser().parse_args(["assess", *argv])
+    args = parse_assess_args(argv)
     config = {"original": args.original, "releases": list(args.masked)}
-    options = {"id": args.id, "known": _split(args.known), "scenarios": args.scenarios,
-               "attacks": _split(args.attacks), "categorical": _split(args.categorical),
+    options = {"id": args.id, "known": split(args.known), "scenarios": args.scenarios,
+               "attacks": split(args.attacks), "categorical": split(args.categorical),
                "prl_candidates": args.prl_candidates, "seed": args.seed or None,
                "max_risk": max_risk_value(args.max_risk), "timings": False if args.no_timings else None}
     config.update({k: v for k, v in options.items() if v is not None})
@@ -414,7 +414,7 @@ def config_from_argv(argv: list[str]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m sdcrisk.assess_jobs", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m sdcrisk.assess.jobs", description=__doc__.split("\n\n")[0])
     sub = p.add_subparsers(dest="step", required=True)
     c = sub.add_parser("config", help="print the workflow config (JSON, which is YAML too) of sdcrisk assess arguments",
                        description="Print the config of workflow/assess.smk for the arguments of `sdcrisk assess` "

@@ -1,6 +1,6 @@
 """Data-dependent checks of a config, run before any job masks anything (rule ``preflight``).
 
-The config's schema and semantics are checked when the DAG is built (:func:`sdcrisk.config.validate`);
+The config's schema and semantics are checked when the DAG is built (:func:`sdcrisk.replication.config.validate`);
 what needs the data is checked here, once, for every data set and every cell: the file can be read
 (R object name, CSV header and records), its attributes exist, each once in the header (pandas
 would read the first of two), and are numeric, finite, not constant
@@ -14,8 +14,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from .config import ConfigError, cells
-from .data import DatasetSpec, load_table
-from .masking import get_method
+from ..data import DatasetSpec, load_table
+from ..masking import get_method
 
 
 class PreflightError(ValueError):

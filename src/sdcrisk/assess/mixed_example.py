@@ -1,7 +1,7 @@
 """The mixed-type example of ``sdcrisk assess``: sdcMicro's household survey ``testdata``
 (4580 records; categorical keys and continuous attributes), masked three ways.
 
-    python -m sdcrisk.mixed_example --out example      # then the command it prints
+    python -m sdcrisk.assess.mixed_example --out example      # then the command it prints
 
 The file is obtained like the reference data (:func:`sdcrisk.data.fetch`): copied from the mirror
 directory ``$SDCRISK_DATA_MIRROR`` (or ``--mirror``) or downloaded from sdcMicro's repository at a
@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data import DatasetSpec, fetch
+from ..data import DatasetSpec, fetch
 
 TESTDATA = DatasetSpec(
     name="testdata",
@@ -66,7 +66,7 @@ def pram(column: pd.Series, rng: np.random.Generator, retain: float = RETAIN) ->
 
 def masked_versions(original: pd.DataFrame, seed: int = 2026) -> dict[str, pd.DataFrame]:
     """The three masked files of the example, keyed by masking (:data:`MASKINGS`), rows shuffled."""
-    from .masking import mask
+    from ..masking import mask
 
     root = np.random.Generator(np.random.PCG64(seed))
     out = {}
@@ -103,7 +103,7 @@ def command(paths: list[Path]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(prog="python -m sdcrisk.mixed_example", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m sdcrisk.assess.mixed_example", description=__doc__.split("\n\n")[0])
     p.add_argument("--out", default="mixed-example", help="directory for the files (default: %(default)s)")
     p.add_argument("--mirror", help="directory holding testdata.RData (default: $SDCRISK_DATA_MIRROR, else download)")
     p.add_argument("--seed", type=int, default=2026, help="seed of the maskings (default: %(default)s)")
@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         paths = write_example(args.out, args.mirror, args.seed)
     except (OSError, ValueError) as exc:
-        print(f"sdcrisk.mixed_example: error: {exc}", file=sys.stderr)
+        print(f"sdcrisk.assess.mixed_example: error: {exc}", file=sys.stderr)
         return 2
     print("wrote " + ", ".join(str(q) for q in paths))
     print(command(paths))

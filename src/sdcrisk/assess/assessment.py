@@ -2,7 +2,7 @@
 
 :func:`assess` runs the record-linkage attacks of :data:`sdcrisk.attacks.KNOWN_ATTRIBUTE_ATTACKS`
 (DBRL, RBRL-Sum, RBRL-Max, PRL, RS-RL, L-RL, GDBRL; by default those no other dominates on a corpus
-of releases, :mod:`sdcrisk.default_attacks`), interval disclosure (ID) and the
+of releases, :mod:`sdcrisk.assess.default_attacks`), interval disclosure (ID) and the
 information-loss measures (IL, IL1..IL5) on one pair of files and returns a tidy table; the
 command ``sdcrisk assess`` (:mod:`sdcrisk.cli`) wraps it and writes a report.
 
@@ -35,23 +35,23 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .attacks import ATTACKS, run_attack
+from ..attacks import ATTACKS, run_attack
 from .categorical import block_codes, block_summary, blocked, codes, mixed_matrix, split_columns
-from .data import read_table, release_arrow_memory
+from ..data import read_table, release_arrow_memory
 from .default_attacks import ALL_ATTACKS, DEFAULT_ATTACKS, left_out_reasons
-from .kernels import warm_in_background
-from .linkage.probabilistic import ConvergenceWarning, prl
-from .linkage.base import NotApplicable, checked_links, prepare
-from .linkage.distance import dbrl
-from .linkage.location import LRL_NOT_APPLICABLE, has_equal_values
-from .linkage.global_distance import gdbrl
-from .measures.information_loss import covariances, il_components, il_s_components
-from .measures.interval_disclosure import interval_disclosure_by_attribute
-from .measures.scenarios import ScenarioRangeError, scenario_range
-from .measures.uncertainty import wilson_interval
-from .measures.units import linkage_percent
-from .resources import MemoryLimitError, WorkLimitError, check_memory, out_of_memory, size_text
-from .validation import check_magnitude
+from ..kernels import warm_in_background
+from ..linkage.probabilistic import ConvergenceWarning, prl
+from ..linkage.base import NotApplicable, checked_links
+from ..linkage.distance import dbrl
+from ..linkage.location import LRL_NOT_APPLICABLE, has_equal_values
+from ..linkage.global_distance import gdbrl
+from ..measures.information_loss import covariances, il_components, il_s_components
+from ..measures.interval_disclosure import interval_disclosure_by_attribute
+from ..measures.scenarios import ScenarioRangeError, scenario_range
+from ..measures.uncertainty import wilson_interval
+from ..measures.units import linkage_percent
+from ..resources import MemoryLimitError, WorkLimitError, check_memory, out_of_memory, size_text
+from ..validation import check_magnitude, prepare
 from .workers import (WORKER_MIN, AttackWorkers, NoRoomError, file_shape, memory_problem,  # noqa: F401 (WORKER_MIN: API)
                       reading_bytes, worker_min)
 
@@ -61,7 +61,7 @@ RISK, LOSS = "disclosure risk", "information loss"
 ATTACK_NAMES = {"DBRL": "DBRL", "RBRL-SUM": "RBRL-Sum", "RBRL-MAX": "RBRL-Max", "PRL": "PRL",
                 "RS-RL": "RS-RL(p<=20%)", "RS-RL(P<=20%)": "RS-RL(p<=20%)", "L-RL": "L-RL(MA)",
                 "L-RL(MA)": "L-RL(MA)", "GDBRL": "GDBRL", "PRL-GRADED": "PRL-graded", "ID": "ID"}
-# DEFAULT_ATTACKS: the attacks no other dominates on the corpus of research/dominance (sdcrisk.default_attacks);
+# DEFAULT_ATTACKS: the attacks no other dominates on the corpus of research/dominance (sdcrisk.assess.default_attacks);
 # ALL_ATTACKS: every one ("all")
 CONCURRENT_MAX = 100_000  # records: up to this many, two attacks run at a time in threads (_run_attacks)
 START_ORDER = {"GDBRL": 0, "PRL": 2}  # the others 1 (_run_attacks)
@@ -230,7 +230,7 @@ def _ids(table: pd.DataFrame, name: str, id: str) -> pd.Series:
 @dataclass
 class Pair:
     """Two checked files, the masked records in the original's order: numeric attributes ``x``,
-    ``y``; categorical ones as common integer codes ``cx``, ``cy`` (:mod:`sdcrisk.categorical`);
+    ``y``; categorical ones as common integer codes ``cx``, ``cy`` (:mod:`sdcrisk.assess.categorical`);
     ``columns`` every attribute in file order, ``numeric`` / ``categorical`` / ``keys`` (the
     categorical attributes no paired record changes) their names; ``pairing`` how records were
     paired; ``excluded`` identifier columns left out, with the warning."""
@@ -431,7 +431,7 @@ def scenarios_from(columns: list[str], known: Sequence[str] | None = None,
 
 def attack_names(attacks: Sequence[str] | None) -> list[str]:
     """Canonical names of the requested measures. None: the default set (:data:`DEFAULT_ATTACKS`,
-    the attacks no other dominates on the corpus, and ID; :mod:`sdcrisk.default_attacks`); "all":
+    the attacks no other dominates on the corpus, and ID; :mod:`sdcrisk.assess.default_attacks`); "all":
     every one (:data:`ALL_ATTACKS`); a named attack runs whether or not it is in the default."""
     if attacks is None:
         return list(DEFAULT_ATTACKS)
@@ -467,7 +467,7 @@ def _scenario_label(cols: list[int], columns: list[str]) -> str:
 
 
 def _mixed_distance_attack(name: str, rng: np.random.Generator):
-    """DBRL or GDBRL on coordinates already under the mixed distance (:mod:`sdcrisk.categorical`):
+    """DBRL or GDBRL on coordinates already under the mixed distance (:mod:`sdcrisk.assess.categorical`):
     no further standardisation, so a block is measured with the whole file's scale."""
     if name == "DBRL":
         return lambda xb, yb, tb: checked_links(dbrl(xb, yb, standardise="none", truth=tb), name, *_sizes(xb, yb))
@@ -496,7 +496,7 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
     order ``perm``. Returns the row's ``linked`` (expected correct links, ties broken uniformly at
     random), ``percent``, ``low``/``high`` (95 % interval), ``baseline`` (random guess),
     ``draws_low``/``draws_high`` (GDBRL's tie draws), ``note`` and ``seconds``. ``expected``: the
-    attack's expected peak memory (the workers' estimate, :func:`sdcrisk.workers.expected_bytes`),
+    attack's expected peak memory (the workers' estimate, :func:`sdcrisk.assess.workers.expected_bytes`),
     refused up front when above the memory limit."""
     rng = np.random.Generator(np.random.PCG64(seed))
     known = [pair.columns[c] for c in cols]
@@ -517,7 +517,7 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
     try:
         if expected is not None:
             check_memory(f"{name} on {n:,} records: its expected peak (measured per record at 10^6, "
-                         "sdcrisk.workers)", expected)
+                         "sdcrisk.assess.workers)", expected)
         if name in MIXED_DISTANCE and (keys or changed):
             ncat = pair.ncat(changed)
             xm = mixed_matrix(pair.x[:, kn], pair.cx[:, jc], ncat)
@@ -526,7 +526,7 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
             if changed:
                 notes.append(f"mixed distance on {len(changed)} changed categorical attribute(s)")
         elif name == "PRL-graded" and (keys or changed):
-            from .linkage.graded import prl_graded
+            from ..linkage.graded import prl_graded
 
             xm = np.hstack([pair.x[:, kn], pair.cx[:, jc]])
             ym = np.hstack([pair.y[:, kn], pair.cy[:, jc]])[perm]
@@ -624,7 +624,7 @@ def attack_workers(n: int, steps: int) -> int:
     """How many worker processes run the attacks on ``n`` records: none (in this process) below
     :data:`WORKER_MIN` records (the environment variable ``SDCRISK_WORKER_MIN`` overrides it),
     else two, or one for a single attack; the workers run two attacks at a time only while their
-    expected memory fits the limit (:mod:`sdcrisk.workers`)."""
+    expected memory fits the limit (:mod:`sdcrisk.assess.workers`)."""
     try:
         least = worker_min()
     except ValueError as exc:
@@ -636,7 +636,7 @@ def attack_workers(n: int, steps: int) -> int:
 
 def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=None, pool=None):
     """Results of the attacks ``tasks`` ([(name, cols)]), in order. From :data:`WORKER_MIN`
-    records they run in worker processes (:mod:`sdcrisk.workers`; :func:`attack_workers` says how
+    records they run in worker processes (:mod:`sdcrisk.assess.workers`; :func:`attack_workers` says how
     many; ``pool``: workers started beforehand, else new ones): OR-Tools' flow solver holds the
     GIL, so threads would wait for it and Ctrl-C with them. Smaller files, where no attack takes long, run in this process, two at a time in
     threads. On first use after an install PRL's kernels are compiled in a second process
@@ -696,7 +696,7 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
 
     ``original`` and ``masked`` are pandas DataFrames with the same attribute columns (plus the
     ``id`` column when given), or paths of CSV / parquet files. ``categorical`` names integer-coded
-    categorical attributes (text columns are categorical anyway; :mod:`sdcrisk.categorical`): the
+    categorical attributes (text columns are categorical anyway; :mod:`sdcrisk.assess.categorical`): the
     ones the masking left unchanged are the intruder's blocking keys.
 
     Returns one row per measure and scenario with :data:`COLUMNS`: ``measure`` (attack, ``ID``,
@@ -708,19 +708,19 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     ``seconds`` (wall time; two attacks may share the machine, :func:`_run_attacks`) and ``note``. ``attrs`` holds ``pairing``, ``warnings``,
     ``files``, ``blocking`` (keys, blocks, share of records unique on the keys) and ``left_out``.
     ``attacks``: None runs the default set (:data:`DEFAULT_ATTACKS`) and ``attrs["left_out"]``
-    gives ``{attack: reason}`` for each attack it leaves out (:mod:`sdcrisk.default_attacks`);
+    gives ``{attack: reason}`` for each attack it leaves out (:mod:`sdcrisk.assess.default_attacks`);
     ``["all"]`` runs every attack; named attacks run whether or not they are in the default.
     ``prl_candidates=K`` is PRL's ``max_candidates``: each record keeps its K best candidates
     (on tied blocks its K best pairs agreeing on several attributes), for files whose full
     candidate graph exceeds the memory limit. ``pool``: attack worker processes
-    started beforehand (:class:`sdcrisk.workers.AttackWorkers`; the caller closes them), used
+    started beforehand (:class:`sdcrisk.assess.workers.AttackWorkers`; the caller closes them), used
     from :data:`WORKER_MIN` records instead of new ones. ``idle()`` is called in this process
     while the attack workers run, after the information loss (the command imports the report's
     plotting library then), or after the attacks where they run in this process.
     """
     say = progress or (lambda message: None)
     if isinstance(original, (str, Path)) and isinstance(masked, (str, Path)):
-        problem = memory_problem(original, masked, attack_names(attacks))  # before reading (sdcrisk.workers)
+        problem = memory_problem(original, masked, attack_names(attacks))  # before reading (sdcrisk.assess.workers)
         if problem:
             raise AssessError(problem)
     if isinstance(original, (str, Path)):

@@ -1,8 +1,8 @@
 """Compute estimate of a config: how many cell jobs, maskings and linkages its sweeps run, and
 roughly how long; :func:`check_compute` refuses a config over the limit when the DAG is built
-(:func:`sdcrisk.config.validate`), before any job runs.
+(:func:`sdcrisk.replication.config.validate`), before any job runs.
 
-The rule: every cell (data set x method x parameter set of an experiment; :func:`sdcrisk.config.cells`)
+The rule: every cell (data set x method x parameter set of an experiment; :func:`sdcrisk.replication.config.cells`)
 masks its data ``replicates`` times (once for a deterministic method), and every masked file is
 attacked ``attacks x scenarios`` times, with the attacks and known-attribute scenarios of the
 experiment's evaluation (:data:`ATTACKS_PER_SCENARIO`; an evaluation that varies the known
@@ -24,7 +24,7 @@ DEFAULT_MAX_LINKAGES = 1_000_000
 SECONDS_PER_LINKAGE = 0.04  # CPU seconds: 24 CPU minutes / 34,000 linkages of the paper-scale run
 
 # evaluation -> (attacks per known-attribute scenario, whether the scenarios run over the
-# attributes); the attack matrix's attacks are its options.attacks (sdcrisk.evaluation)
+# attributes); the attack matrix's attacks are its options.attacks (sdcrisk.replication.evaluation)
 ATTACKS_PER_SCENARIO = {
     "rank_linkage": (3, False),      # DBRL, RBRL-Sum, RBRL-Max, all attributes known
     "location_scores": (3, True),    # L-RL, DBRL, PRL
@@ -60,9 +60,9 @@ def cpu_time(seconds: float) -> str:
 
 def estimate(cfg: dict, jobs: Sequence[Sequence]) -> Estimate:
     """The compute estimate of a validated config whose cells run as ``jobs`` (lists of
-    :class:`sdcrisk.config.Cell`, :func:`sdcrisk.config.cell_batches`; module docstring)."""
-    from .attacks import matrix_attacks
-    from .masking import get_method
+    :class:`sdcrisk.replication.config.Cell`, :func:`sdcrisk.replication.config.cell_batches`; module docstring)."""
+    from ..attacks import matrix_attacks
+    from ..masking import get_method
 
     out = Estimate(jobs=len(jobs))
     for c in (c for job in jobs for c in job):

@@ -1,6 +1,6 @@
 """The worked examples of Torra, Stokes et al. (compatible probabilities) (Torra & Stokes), as functions that compute their numbers.
 
-Every number returned here is computed by :mod:`sdcrisk.belief` from the example's inputs.
+Every number returned here is computed by :mod:`sdcrisk.replication.belief` from the example's inputs.
 The inputs of the two entropy examples (Sec. 5) are lost in the text extraction; they were
 reconstructed as the only small configurations (frames of at most 10 records, masses with
 denominators up to 24, one mass transfer from a set to a proper subset) whose pignistic
@@ -165,7 +165,7 @@ def applied_example(candidates_by_group: Mapping, true_index=None, *, empty: str
     (records x masked records) for group ``g``; without ``true_index``
     record ``i`` of a block of ``n`` rows is taken to come from original ``i mod n`` (e.g. the number of known attributes, possibly
     pooled over several attribute subsets by listing all their records). Returns one
-    :func:`sdcrisk.belief.summarise` row per group: mean nonspecificity, mean pignistic
+    :func:`sdcrisk.replication.belief.summarise` row per group: mean nonspecificity, mean pignistic
     entropy, fraction of records whose true record has positive pignistic probability.
     """
     rows = []
@@ -186,10 +186,10 @@ def rsrl_candidate_masks(original, masked, known=None, *, p=None, distance: int 
     record ``l`` lies in it iff ``ys[a_ij] <= y_lj <= ys[b_ij - 1]``; the candidate set is the
     intersection over the known attributes. Meant for Census-sized files (``n x n`` booleans).
     """
-    from .linkage.base import prepare
-    from .linkage.location import rank_swap_intervals
-    from .masking.swapping import rank_distance
-    from .validation import check_int
+    from ..validation import prepare
+    from ..linkage.location import rank_swap_intervals
+    from ..masking.swapping import rank_distance
+    from ..validation import check_int
 
     x, y = prepare(original, masked, known)
     n = x.shape[0]

@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .validation import check_int, check_real
+from ..validation import check_int, check_real
 
 MASS_TOL = 1e-9
 

@@ -4,14 +4,14 @@ Every count or share of the check quoted in README.md or REPLICATION.md sits in 
 that this module rewrites, so the text cannot drift from the check:
 
 * ``<!-- check:per-paper -->`` ... ``<!-- /check -->``: the per-paper table
-  (:func:`sdcrisk.replication.per_paper_table`);
+  (:func:`sdcrisk.replication.check.per_paper_table`);
 * ``<!-- check: WHAT [paper=ID] [tables=T1,T2] [split=calibration|held-out] -->text<!-- /check -->``
   inline, where WHAT is ``ok`` ("12 of 40": rows that match or are close, of the rows compared),
   ``okpct`` ("12 of 40 (30 %)"), ``rows`` (all rows, compared or not) or a status name
   (``match``, ``close``, ``differs``, ``unconverged``, ``missing``: its row count). A selection
   that matches no row of the check is an error (a typo); a split without rows gives "0 of 0".
 
-``python -m sdcrisk.prose README.md REPLICATION.md`` rewrites the regions after a paper-scale
+``python -m sdcrisk.replication.prose README.md REPLICATION.md`` rewrites the regions after a paper-scale
 run; ``--check`` only reports the regions that disagree (exit status 1), as the test suite does.
 """
 
@@ -21,7 +21,7 @@ import json
 import re
 from pathlib import Path
 
-from .replication import CALIBRATION, HELD_OUT, STATUSES, per_paper_table
+from .check import CALIBRATION, HELD_OUT, STATUSES, per_paper_table
 
 REGION = re.compile(r"(<!-- check:\s*(?P<spec>[^>]*?)\s*-->)(?P<body>.*?)(<!-- /check -->)", re.S)
 SPLITS = ("all", CALIBRATION, HELD_OUT)
@@ -81,7 +81,7 @@ def stale_regions(text: str, summary: dict) -> list[tuple[str, str, str]]:
 def main(argv=None) -> int:
     import argparse
 
-    from .data import atomic_write
+    from ..data import atomic_write
 
     ap = argparse.ArgumentParser(description="Rewrite (or --check) the check's numbers in Markdown documents.")
     ap.add_argument("documents", nargs="+")

@@ -27,7 +27,7 @@ import numpy as np
 import yaml
 
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 class ConfigError(ValueError):
@@ -129,8 +129,8 @@ def validate(cfg: dict, source: str = "config") -> dict:
         where = ".".join(str(p) for p in e.absolute_path) or "(top level)"
         raise ConfigError(f"{source}: invalid value at '{where}': {e.message}")
     load_plugins(cfg, source)
-    from .data import DatasetSpec
-    from .masking import get_method
+    from ..data import DatasetSpec
+    from ..masking import get_method
 
     datasets = cfg["datasets"]
     for name, entry in datasets.items():  # format and R object: every data set is readable
@@ -171,7 +171,7 @@ def validate(cfg: dict, source: str = "config") -> dict:
                         except ValueError as exc:
                             raise ConfigError(f"{source}: {key}.methods.{method}.{pname}: {exc}") from None
         options = exp.get("options") or {}
-        from .measures.scenarios import ScenarioRangeError, scenario_range  # here: renderers import config without the measures
+        from ..measures.scenarios import ScenarioRangeError, scenario_range  # here: renderers import config without the measures
 
         for d in exp["datasets"] if "scenarios" in options else ():  # as evaluation.scenario_sizes reads it
             try:
@@ -181,7 +181,7 @@ def validate(cfg: dict, source: str = "config") -> dict:
         _check_option_keywords(options, f"{key}.options", source)
         attacks = options.get("attacks")
         if attacks is not None:
-            from .attacks import ATTACKS
+            from ..attacks import ATTACKS
             if exp["evaluation"] != "attack_matrix":
                 raise ConfigError(f"{source}: {key}.options.attacks: only the attack_matrix evaluation runs "
                                   f"a list of attacks (this experiment's evaluation: {exp['evaluation']!r})")
@@ -209,7 +209,7 @@ def validate(cfg: dict, source: str = "config") -> dict:
 
 
 def compute_estimate(cfg: dict, source: str = "config"):
-    """The jobs, maskings and linkages of ``cfg``'s sweeps (:mod:`sdcrisk.estimate`);
+    """The jobs, maskings and linkages of ``cfg``'s sweeps (:mod:`sdcrisk.replication.estimate`);
     :class:`ConfigError` over the limit (config key ``max_linkages``)."""
     from .estimate import check_compute
 
@@ -244,14 +244,14 @@ def _check_label(exp: dict, key: str, source: str) -> None:
 def known_measures() -> set[str]:
     """Every measure an evaluation can write: those with a declared unit (:mod:`.measures.units`)
     and every registered attack with its ``_unconverged`` companion."""
-    from .attacks import ATTACKS
-    from .measures import units
+    from ..attacks import ATTACKS
+    from ..measures import units
 
     declared = units.PERCENT | units.UNBOUNDED_PERCENT | units.COUNTS | units.BITS
     return set(declared) | set(ATTACKS) | {f"{a}_unconverged" for a in ATTACKS} | {"PRL_unconverged"}
 
 
-#: The measures each evaluation of :mod:`sdcrisk.evaluation` writes, in the order it writes them
+#: The measures each evaluation of :mod:`sdcrisk.replication.evaluation` writes, in the order it writes them
 #: (the attack matrix's are its attacks: :func:`evaluation_measures`); those only some masking
 #: methods get are in :data:`METHOD_MEASURES`. Declared here, not read from the evaluations, so
 #: that validating a config runs none of them; tests/test_bad_inputs_workflow.py runs every
@@ -276,7 +276,7 @@ def evaluation_measures(exp: dict, methods: Sequence[str] | None = None) -> list
     ``_unconverged`` companion), those of ``methods`` only (default: every method it sweeps)."""
     evaluation = exp["evaluation"]
     if evaluation == "attack_matrix":
-        from .attacks import matrix_attacks
+        from ..attacks import matrix_attacks
 
         attacks = matrix_attacks(exp.get("options") or {})
         return [*attacks, *(f"{a}_unconverged" for a in attacks)]
@@ -289,7 +289,7 @@ def evaluation_measures(exp: dict, methods: Sequence[str] | None = None) -> list
 def _check_measures(exp: dict, key: str, source: str) -> None:
     """Tables and figures may only name measures that exist (a misspelt one would be dropped) and
     that the experiment's evaluation writes for the methods they show (another would be an empty
-    column: :func:`sdcrisk.render.select` keeps the rows of the measures named)."""
+    column: :func:`sdcrisk.replication.render.select` keeps the rows of the measures named)."""
     known = known_measures()
     for kind in ("tables", "figures"):
         for name, spec in (exp.get(kind) or {}).items():
@@ -331,9 +331,9 @@ def _check_unique_targets(cfg: dict, source: str) -> None:
 
 def _option_functions() -> dict:
     """Experiment options that are keyword arguments of a measure or attack -> that function."""
-    from .linkage.probabilistic import prl
-    from .measures.information_loss import il_components
-    from .measures.interval_disclosure import interval_disclosure_by_attribute
+    from ..linkage.probabilistic import prl
+    from ..measures.information_loss import il_components
+    from ..measures.interval_disclosure import interval_disclosure_by_attribute
     return {"il": il_components, "id": interval_disclosure_by_attribute, "prl": prl}
 
 
@@ -420,8 +420,8 @@ def is_plugin_file(entry) -> bool:
 
 
 def _registrations() -> set[tuple[str, str]]:
-    from .attacks import ATTACKS
-    from .masking.registry import METHODS
+    from ..attacks import ATTACKS
+    from ..masking.registry import METHODS
 
     return {("method", n) for n in METHODS} | {("attack", n) for n in ATTACKS}
 
@@ -478,8 +478,8 @@ def _outside_package(func) -> str | None:
 def cell_plugin_modules(method: str, settings: dict | None = None) -> list[str]:
     """The modules outside the package a cell's code comes from: those defining or registering its
     masking method and, for the attack matrix, the attacks it runs (``settings``: :func:`cell_settings`)."""
-    from .attacks import ATTACKS, matrix_attacks
-    from .masking import get_method
+    from ..attacks import ATTACKS, matrix_attacks
+    from ..masking import get_method
 
     settings = settings or {}
     used = {("method", method): get_method(method).func}
@@ -571,7 +571,7 @@ CELL_SETTINGS = ("evaluation", "replicates", "options")
 
 
 def cell_settings(exp: dict) -> dict:
-    """The part of an experiment a cell job reads (:func:`sdcrisk.evaluation.run_cell`). The DAG
+    """The part of an experiment a cell job reads (:func:`sdcrisk.replication.evaluation.run_cell`). The DAG
     passes only this as the job's params, so editing tables, figures or captions reruns no
     masking or linkage."""
     return {k: exp[k] for k in CELL_SETTINGS if k in exp}
@@ -579,6 +579,6 @@ def cell_settings(exp: dict) -> dict:
 
 def mirror(cfg: dict) -> str | None:
     """The data mirror directory: $SDCRISK_DATA_MIRROR, else config 'data_mirror', else None."""
-    from .data import MIRROR_ENV
+    from ..data import MIRROR_ENV
 
     return os.environ.get(MIRROR_ENV) or cfg.get("data_mirror") or None

@@ -28,10 +28,10 @@ import pandas as pd  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
 
 from .config import _fmt, cells  # noqa: E402  (_fmt: as the labels print values)
-from .data import atomic_write  # noqa: E402
-from .measures import units  # noqa: E402
+from ..data import atomic_write  # noqa: E402
+from ..measures import units  # noqa: E402
 from .render import AVERAGED  # noqa: E402
-from .replication import PAPER_NAMES  # noqa: E402
+from .check import PAPER_NAMES  # noqa: E402
 
 OKABE_ITO = ["#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
              "#999999", "#882255", "#44AA99"]
@@ -75,7 +75,7 @@ MEASURES = {**{m: f"Records linked by {m}" for m in units.ATTACK_PERCENT},
 
 def unit(measure: str) -> str:
     """The unit of ``measure`` (:mod:`sdcrisk.measures.units`); pignistic entropy is in nats
-    (:meth:`sdcrisk.belief.MassAssignment.entropy`), nonspecificity in bits."""
+    (:meth:`sdcrisk.replication.belief.MassAssignment.entropy`), nonspecificity in bits."""
     if measure in units.PERCENT | units.UNBOUNDED_PERCENT:
         return "%"
     if measure in units.COUNTS:

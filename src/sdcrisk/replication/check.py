@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .data import atomic_write, read_table
+from ..data import atomic_write, read_table
 
 KEYS = ["dataset", "method", "param", "known", "measure"]
 #: the columns that identify a row of the check (a published cell or a text claim)
@@ -454,7 +454,7 @@ def stale_pins(result: pd.DataFrame, pins: pd.DataFrame) -> pd.DataFrame:
 def propose_pins(result: pd.DataFrame, groups: list[dict], pins: pd.DataFrame | None = None) -> pd.DataFrame:
     """A new pin list for the differing rows of ``result``: the cause pinned before where there is
     one, else the first group whose scope (``where``) covers the row, else :data:`UNEXPLAINED`
-    (to be assigned by hand with the evidence). For maintainers: ``python -m sdcrisk.replication``."""
+    (to be assigned by hand with the evidence). For maintainers: ``python -m sdcrisk.replication.check``."""
     bad = result[result.status.isin(["differs", "missing"])].copy()
     old = dict(zip(_key(pins), pins["cause"])) if pins is not None else {}
     cause = pd.Series(UNEXPLAINED, index=bad.index, dtype=object)
@@ -516,7 +516,7 @@ def match_or_close(result: pd.DataFrame) -> dict:
     """Rows that match or are close, as {ok, n, unconverged, share}: over all rows, over the cells
     of deterministic masking methods (no sampling noise), and over the calibration and held-out
     rows (when ``result`` has a ``split`` column)."""
-    from .masking import get_method
+    from ..masking import get_method
 
     methods = result.method.where(result.kind == "cell")
     deterministic = methods.map(lambda m: isinstance(m, str) and not get_method(m).randomised).astype(bool)
@@ -641,7 +641,7 @@ def markdown_report(result: pd.DataFrame, summary: dict, groups: list[dict] = ()
             lines.append(f"| `{UNEXPLAINED}` | - | not pinned: a new difference | {causes[UNEXPLAINED]} |")
     if stale is not None and len(stale):
         lines += ["", f"## Pinned as differing but no longer differing ({len(stale)})", "",
-                  "Update `docs/differing_cells.csv` (`python -m sdcrisk.replication`).", ""]
+                  "Update `docs/differing_cells.csv` (`python -m sdcrisk.replication.check`).", ""]
         lines += [f"- {' | '.join(str(v) for v in r)}" for r in stale[ROW_KEY].itertuples(index=False)]
     lines += _row_table("Held-out rows (never compared with by any choice or script)",
                         result[result.get("split", pd.Series("", index=result.index)) == HELD_OUT], "status")
@@ -665,7 +665,7 @@ def _row_table(title: str, rows: pd.DataFrame, last: str) -> list[str]:
 
 def main(argv=None) -> int:
     """Maintainers: rewrite the pin list from a check (``tables/replication.csv``) after a rerun
-    whose changed differences were examined: ``python -m sdcrisk.replication [replication.csv]``."""
+    whose changed differences were examined: ``python -m sdcrisk.replication.check [replication.csv]``."""
     import argparse
 
     ap = argparse.ArgumentParser(description=main.__doc__)

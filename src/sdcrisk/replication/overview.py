@@ -12,8 +12,8 @@ import numpy as np
 import pandas as pd
 
 from .figures import save_figure
-from .measures.units import linkage_percent
-from .replication import CALIBRATION, PAPER_NAMES, match_share, read_shapes
+from ..measures.units import linkage_percent
+from .check import CALIBRATION, PAPER_NAMES, match_share, read_shapes
 
 STATUS_STYLE = {"match": ("#1b7837", "o"), "close": ("#5aae61", "s")}
 CAUSE_COLOURS = ["#d73027", "#f46d43", "#fdae61", "#9e0142", "#5e4fa2", "#3288bd", "#8c510a", "#bf812d",
@@ -40,7 +40,7 @@ def _share_text(rows: pd.DataFrame) -> str:
 
 def overview_figure(replication_csv, shapes_json, out_png, out_pdf) -> None:
     """Draw ``figures/replication_overview.{png,pdf}`` from the check and the data sets' shapes
-    (:func:`sdcrisk.replication.write_shapes`, for n)."""
+    (:func:`sdcrisk.replication.check.write_shapes`, for n)."""
     import matplotlib
 
     matplotlib.use("Agg")

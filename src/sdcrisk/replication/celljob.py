@@ -6,7 +6,7 @@ are the same whichever ran it."""
 from __future__ import annotations
 
 from .config import Cell, load_plugins
-from .data import read_table, write_table
+from ..data import read_table, write_table
 from .evaluation import run_cell
 from .joblog import log_stderr
 

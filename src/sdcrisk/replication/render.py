@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .data import atomic_write
+from ..data import atomic_write
 
 #: layout -> (row keys, column keys)
 LAYOUTS = {

@@ -2,8 +2,7 @@
 ``sdcrisk.assess`` is a package (``sdcrisk.assess.report``) and still the function
 ``sdcrisk.assess(original, masked, ...)`` (``from sdcrisk import assess``), whatever was imported
 first; ``sdcrisk.masking.mask``, ``register``, ``register_attack``, ``LinkResult`` and the input
-check ``prepare`` stay where users import them from. Each case runs in a fresh interpreter: the
-import order is the point."""
+check ``prepare`` stay where users import them from. The import-order cases run in fresh interpreters."""
 
 import subprocess
 import sys
@@ -21,6 +20,17 @@ assert r.loc["DBRL", "percent"] == 100.0 and r.loc["DBRL", "linked"] == 60, r
 """
 
 
+def test_sdcrisk_assess_is_callable_after_a_submodule_import():
+    """In this process (the submodule's import set ``sdcrisk.assess`` to the package)."""
+    import sdcrisk
+    import sdcrisk.assess.report
+    from sdcrisk import assess
+
+    assert assess is sdcrisk.assess and sdcrisk.assess.report is sdcrisk.assess.report
+    exec(_CALL.replace("ASSESS", "assess"), {"assess": assess})
+
+
+@pytest.mark.slow  # fresh interpreters
 @pytest.mark.parametrize("first", ["import sdcrisk.assess.report", "import sdcrisk.assess.jobs", "import sdcrisk.cli",
                                    "import sdcrisk.assess", "pass"])
 def test_sdcrisk_assess_is_callable_whatever_was_imported_first(first):
@@ -29,6 +39,7 @@ def test_sdcrisk_assess_is_callable_whatever_was_imported_first(first):
     subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
 
 
+@pytest.mark.slow  # a fresh interpreter
 def test_the_function_form_and_the_package_form_agree():
     code = ("import sdcrisk\nimport sdcrisk.assess.report as report\n"
             "assert sdcrisk.assess.report is report\n" + _CALL.replace("ASSESS", "sdcrisk.assess.assess"))

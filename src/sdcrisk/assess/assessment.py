@@ -1,8 +1,8 @@
 """Disclosure risk and information loss of a custodian's own original and masked files.
 
 :func:`assess` runs the record-linkage attacks of :data:`sdcrisk.attacks.KNOWN_ATTRIBUTE_ATTACKS`
-(DBRL, RBRL-Sum, RBRL-Max, PRL, RS-RL, L-RL, GDBRL; by default those no other dominates on a corpus
-of releases, :mod:`sdcrisk.assess.default_attacks`), interval disclosure (ID) and the
+(the list ``sdcrisk.assess.default_attacks.ALL_ATTACKS`` holds; by default those no other dominates
+on a corpus of releases, :mod:`sdcrisk.assess.default_attacks`), interval disclosure (ID) and the
 information-loss measures (IL, IL1..IL5) on one pair of files and returns a tidy table; the
 command ``sdcrisk assess`` (:mod:`sdcrisk.cli`) wraps it and writes a report.
 

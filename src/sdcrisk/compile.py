@@ -131,7 +131,8 @@ def compile_group(group: str) -> None:
                 if (name == "mdav") == (group == "mdav"):
                     mask(name, x, rng(), **{p.name: _example_params(p) for p in method.params})
         else:
-            from .assess.assessment import KNOWN_ATTRIBUTE_ATTACKS, assess
+            from .assess.assessment import assess
+            from .attacks import KNOWN_ATTRIBUTE_ATTACKS
 
             own = [a for a in attacks if a in KNOWN_ATTRIBUTE_ATTACKS]
             if own:  # as sdcrisk assess runs them: numeric, tied, mixed-type files

@@ -249,3 +249,10 @@ def test_workflow_compile_step_that_fails_lets_the_jobs_compile(monkeypatch):
     assert compile_mod.before_jobs(say=said.append) == []
     assert len(said) == 1 and said[0].startswith("sdcrisk: numba kernels not compiled before the first job")
     assert "read-only cache" in said[0]
+
+
+def test_every_attack_group_warms_up_through_the_assess_path():
+    """compile_group runs each group's attacks as sdcrisk assess does (its imports included)."""
+    from sdcrisk.compile import compile_group
+
+    compile_group("location")  # RS-RL and L-RL: quick once the kernels are cached

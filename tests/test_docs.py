@@ -201,3 +201,8 @@ def test_measured_figures_check_finds_hand_written_ones():
 
 def test_readme_carries_no_measured_figure_outside_a_generated_region():
     assert measured_figures((ROOT / "README.md").read_text()) == []
+
+
+def test_replication_record_stays_a_reviewers_document():
+    """REPLICATION.md under 300 lines: the evidence in full lives in docs/differences.md and docs/."""
+    assert len((ROOT / "REPLICATION.md").read_text().splitlines()) < 300

@@ -73,9 +73,10 @@ class AssessError(ValueError):
 
 
 # ----------------------------------------------------------------------------- reading and pairing
-def read_file(path: str | Path) -> pd.DataFrame:
+def read_file(path: str | Path, rows: int | None = None) -> pd.DataFrame:
     """Read a CSV (header row, comma-separated) or parquet file, with a clear error when it
-    cannot be read, is empty or has a header but no records."""
+    cannot be read, is empty or has a header but no records. ``rows``: read only the first
+    ``rows`` records (the checks before a cluster run's jobs, :func:`sdcrisk.assess.jobs.read_head`)."""
     path = Path(path)
     kind = READERS.get(path.suffix.lower())
     if kind is None:
@@ -101,7 +102,7 @@ def read_file(path: str | Path) -> pd.DataFrame:
                               "every column needs its own name")
         seen.add(name)
     try:
-        table = pd.read_csv(path) if kind == "csv" else read_table(path)
+        table = _read(path, kind, rows)
     except MemoryError:  # out of memory (ulimit -v): an internal error, not bad input; the estimate named
         shape, need = file_shape(path), reading_bytes(path)
         err = MemoryError(f"reading {path}")
@@ -114,6 +115,19 @@ def read_file(path: str | Path) -> pd.DataFrame:
         raise AssessError(f"{path}: has a header but no records; expected at least 2 records")
     table.columns = [str(c) for c in table.columns]
     return table
+
+
+def _read(path: Path, kind: str, rows: int | None) -> pd.DataFrame:
+    """The file's records, or its first ``rows`` of them (parquet: the first batch only)."""
+    if kind == "csv":
+        return pd.read_csv(path, nrows=rows)
+    if rows is None:
+        return read_table(path)
+    import pyarrow.parquet as pq
+
+    with pq.ParquetFile(str(path)) as f:
+        batch = next(f.iter_batches(batch_size=rows), None)
+        return batch.to_pandas() if batch is not None else f.schema_arrow.empty_table().to_pandas()
 
 
 def _header(path: Path, kind: str) -> list[str]:

@@ -184,44 +184,13 @@ HEAD_ROWS = 1000  # records of each file the check before the jobs reads (the jo
 
 def read_head(path: str | Path, rows: int = HEAD_ROWS):
     """The header and first ``rows`` records of a CSV or parquet file, refused with the messages of
-    :func:`sdcrisk.assess.assessment.read_file` (unknown type, no such file, empty, unreadable, a column
-    name repeated in the header, no records); the rest of the file is not read."""
-    import pandas as pd
+    :func:`sdcrisk.assess.assessment.read_file` (which reads them); the rest of the file is not read."""
+    from .assessment import read_file
 
-    from .assessment import READERS, _header
-
-    path = Path(path)
-    kind = READERS.get(path.suffix.lower())
-    if kind is None:
-        raise AssessJobsError(f"{path}: unknown file type {path.suffix!r}; expected .csv or .parquet")
-    if not path.is_file():
-        raise AssessJobsError(f"{path}: no such file")
-    if path.stat().st_size == 0:
-        raise AssessJobsError(f"{path}: the file is empty; expected a header row and at least 2 records")
     try:
-        header = _header(path, kind)
-        repeated = [name for i, name in enumerate(header) if name in header[:i]]
-        if not repeated:
-            if kind == "csv":
-                table = pd.read_csv(path, nrows=rows)
-            else:
-                import pyarrow.parquet as pq
-
-                with pq.ParquetFile(str(path)) as f:
-                    batch = next(f.iter_batches(batch_size=rows), None)
-                    table = (batch.to_pandas() if batch is not None
-                             else f.schema_arrow.empty_table().to_pandas())
-    except Exception as exc:  # parser, decoding, permission, corrupt parquet: one line, as read_file says it
-        cause = " ".join(str(exc).split())
-        cause = cause if len(cause) <= 200 else cause[:197] + "..."
-        raise AssessJobsError(f"{path}: cannot be read as {kind} ({type(exc).__name__}: {cause})") from None
-    if repeated:
-        raise AssessJobsError(f"{path}: column {repeated[0]!r} appears {header.count(repeated[0])} times in the "
-                              "header; every column needs its own name")
-    if table.shape[0] == 0:
-        raise AssessJobsError(f"{path}: has a header but no records; expected at least 2 records")
-    table.columns = [str(c) for c in table.columns]
-    return table
+        return read_file(path, rows)
+    except AssessError as exc:
+        raise AssessJobsError(str(exc)) from None
 
 
 def check_inputs(plan: Plan, rows: int = HEAD_ROWS) -> None:

@@ -173,6 +173,20 @@ class Release:
         return "hand code (research/dominance/corpus.py)" if self.method in HAND else "package (sdcrisk.masking)"
 
 
+#: the maskings of the sources other than Census and EIA (testdata: the mixed example's three, and
+#: two by hand with the same PRAM of its recoded categoricals)
+OTHER_MASKINGS = {
+    "testdata": [("mdav", {"v": 4, "k": 3}), ("additive_noise", {"a": 0.5}), ("rankswap", {"p": 5}),
+                 ("hand_noise", {"a": 0.2}), ("hand_round", {"step": 0.25})],
+    "normal": [("rankswap", {"p": 10}), ("additive_noise", {"a": 0.3}), ("mdav", {"v": 6, "k": 3}),
+               ("hand_sort_ma", {"k": 3}), ("hand_round", {"step": 0.5})],
+    "lognormal": [("rankswap", {"p": 5}), ("additive_noise", {"a": 0.5}), ("correlated_noise", {"a": 0.2}),
+                  ("hand_noise", {"a": 0.1}), ("hand_topcode", {"q": 0.05})],
+    "scaling": [("rankswap", {"p": 5}), ("additive_noise", {"a": 0.1})],
+    "counts": [("hand_noise", {"a": 0.3}), ("rankswap", {"p": 5})],
+}
+
+
 def releases(names=SOURCES) -> list[Release]:
     """The corpus: every source with its maskings."""
     out = []
@@ -199,30 +213,10 @@ def releases(names=SOURCES) -> list[Release]:
         add(src, "hand_sort_ma", k=4)
         add(src, "hand_round", step=0.25)
         add(src, "hand_topcode", q=0.1)
-    if "testdata" in names:  # the mixed example's three maskings, and two by hand (with the same PRAM)
-        add("testdata", "mdav", v=4, k=3)
-        add("testdata", "additive_noise", a=0.5)
-        add("testdata", "rankswap", p=5)
-        add("testdata", "hand_noise", a=0.2)
-        add("testdata", "hand_round", step=0.25)
-    if "normal" in names:
-        add("normal", "rankswap", p=10)
-        add("normal", "additive_noise", a=0.3)
-        add("normal", "mdav", v=6, k=3)
-        add("normal", "hand_sort_ma", k=3)
-        add("normal", "hand_round", step=0.5)
-    if "lognormal" in names:
-        add("lognormal", "rankswap", p=5)
-        add("lognormal", "additive_noise", a=0.5)
-        add("lognormal", "correlated_noise", a=0.2)
-        add("lognormal", "hand_noise", a=0.1)
-        add("lognormal", "hand_topcode", q=0.05)
-    if "scaling" in names:
-        add("scaling", "rankswap", p=5)
-        add("scaling", "additive_noise", a=0.1)
-    if "counts" in names:
-        add("counts", "hand_noise", a=0.3)
-        add("counts", "rankswap", p=5)
+    for src, maskings in OTHER_MASKINGS.items():
+        if src in names:
+            for method, params in maskings:
+                add(src, method, **params)
     return out
 
 

@@ -66,16 +66,19 @@ def test_dbrl_on_mixed_blocks_equals_the_documented_distance(seed):
     assert row["percent"] == pytest.approx(100 * expected / len(x), abs=1e-9)
 
 
+def _two_blocks(ages, released_ages, incomes, released_incomes):
+    """Six records in two blocks of sex (three each): an age recoded in the release, an income masked."""
+    x = pd.DataFrame({"sex": [1, 1, 1, 2, 2, 2], "age": ages, "income": incomes})
+    return x, x.assign(age=released_ages, income=released_incomes)
+
+
 def test_six_records_a_category_absent_from_the_block_costs_a_full_mismatch():
     """Two blocks (sex); ages released as ten-year groups. In the first block no original is in
     group 25 or 45, so the indicator columns of those groups are constant among the block's
     originals: leaving them out made a mismatch to group 25 cost 1 instead of 2 and pulled
     records toward it (4 links instead of the documented distance's 5)."""
-    x = pd.DataFrame({"sex": [1, 1, 1, 2, 2, 2], "age": [28, 44, 20, 49, 21, 45],
-                      "income": [227.0, 394.0, 392.0, 251.0, 326.0, 374.0]})
-    y = x.copy()
-    y["age"] = [25, 45, 25, 45, 25, 45]
-    y["income"] = [188.0, 437.0, 406.0, 240.0, 319.0, 358.0]
+    x, y = _two_blocks([28, 44, 20, 49, 21, 45], [25, 45, 25, 45, 25, 45],
+                       [227.0, 394.0, 392.0, 251.0, 326.0, 374.0], [188.0, 437.0, 406.0, 240.0, 319.0, 358.0])
     res = sdcrisk.assess(x, y, attacks=["DBRL"], categorical=["sex", "age"], information_loss=False)
     expected = reference_dbrl(x, y, ["income"], ["age"], ["sex"])
     assert expected == 5
@@ -84,11 +87,8 @@ def test_six_records_a_category_absent_from_the_block_costs_a_full_mismatch():
 
 def test_gdbrl_uses_the_same_distance_in_blocks():
     """GDBRL on blocks whose one-to-one assignment is forced by the documented distance: equal to it."""
-    x = pd.DataFrame({"sex": [1, 1, 1, 2, 2, 2], "age": [27, 33, 41, 30, 50, 62],
-                      "income": [100.0, 200.0, 300.0, 150.0, 250.0, 350.0]})
-    y = x.copy()
-    y["age"] = [25, 35, 45, 30, 50, 62]
-    y["income"] = [120.0, 185.0, 290.0, 150.0, 250.0, 350.0]
+    x, y = _two_blocks([27, 33, 41, 30, 50, 62], [25, 35, 45, 30, 50, 62],
+                       [100.0, 200.0, 300.0, 150.0, 250.0, 350.0], [120.0, 185.0, 290.0, 150.0, 250.0, 350.0])
     res = sdcrisk.assess(x, y, attacks=["GDBRL"], categorical=["sex", "age"], information_loss=False)
     assert res.set_index("measure").loc["GDBRL", "linked"] == pytest.approx(6)
 

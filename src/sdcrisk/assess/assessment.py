@@ -398,9 +398,9 @@ def _refuse_all_distinct(table: pd.DataFrame, name: str, column: str) -> None:
     stored as text, or an identifier the masking changed)."""
     n = len(table)
     if n >= 20 and table[column].nunique(dropna=False) == n:
-        stray = _stray_text(table, name, column)
-        why = (stray[0].split(": it is treated")[0].split(f"column {column!r} ", 1)[1] + "; correct the value(s)"
-               if stray else "if it holds numbers stored as text, write them as numbers")
+        stray = _text_among_numbers(table, column)
+        why = f"it is {stray}; correct the value(s)" if stray else \
+            "if it holds numbers stored as text, write them as numbers"
         raise AssessError(f"{name}: column {column!r} is categorical (text) with a different value in each of its "
                           f"{n} records: no two records share a category, so it cannot be compared; {why}; if it "
                           "identifies records, name it with --id or drop it from both files")
@@ -408,15 +408,21 @@ def _refuse_all_distinct(table: pd.DataFrame, name: str, column: str) -> None:
 
 def _stray_text(table: pd.DataFrame, name: str, column: str) -> list[str]:
     """A warning when a column taken as categorical for its text is mostly numbers (a typo?)."""
+    stray = _text_among_numbers(table, column)
+    return [f"{name}: column {column!r} is {stray}: it is treated as categorical; correct the value(s) if it is "
+            "numeric"] if stray else []
+
+
+def _text_among_numbers(table: pd.DataFrame, column: str) -> str | None:
+    """'mostly numbers but has t text value(s) (e.g. ... in record r)' when the column is mostly
+    numbers with some text (a typo?), else None."""
     col = table[column]
     numbers = pd.to_numeric(col, errors="coerce")
     text = numbers.isna() & col.notna()
     if not text.any() or numbers.notna().mean() < 0.5:
-        return []
+        return None
     k = int(np.flatnonzero(text.to_numpy())[0])
-    return [f"{name}: column {column!r} is mostly numbers but has {int(text.sum())} text value(s) (e.g. "
-            f"{_show(col.iloc[k])} in record {k + 1}): it is treated as categorical; correct the value(s) if it is "
-            "numeric"]
+    return f"mostly numbers but has {int(text.sum())} text value(s) (e.g. {_show(col.iloc[k])} in record {k + 1})"
 
 
 # ----------------------------------------------------------------------------- scenarios and attacks

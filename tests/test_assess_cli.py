@@ -577,3 +577,19 @@ def test_the_report_says_which_attacks_the_default_left_out_and_why(files, tmp_p
           "--quiet", "--attacks", "all"])
     every = json.loads((tmp_path / "all" / "report.json").read_text())
     assert every["left_out"] == {} and set(LEFT_OUT) <= {r["measure"] for r in every["results"]}
+
+
+def test_a_plugin_attack_declares_where_it_does_not_apply(monkeypatch):
+    """The registry's applicability rule, not a special case in assess, makes a row 'not applicable'."""
+    import numpy as np
+
+    import sdcrisk
+    from sdcrisk import attacks
+
+    monkeypatch.setattr(attacks, "APPLIES", dict(attacks.APPLIES))
+    monkeypatch.setitem(attacks.APPLIES, "RBRL-Max", lambda y, columns: "only for files with a column named x")
+    rng = np.random.default_rng(0)
+    x = pd.DataFrame(rng.normal(50, 10, size=(80, 3)), columns=["a", "b", "c"])
+    row = sdcrisk.assess(x, x + rng.normal(0, 1, size=x.shape), attacks=["RBRL-Max"],
+                         information_loss=False).set_index("measure").loc["RBRL-Max"]
+    assert np.isnan(row["percent"]) and row["note"] == "not applicable: only for files with a column named x"

@@ -18,7 +18,7 @@ from .linkage.base import LinkResult, check_truth, checked_links
 from .linkage.distance import dbrl
 from .linkage.global_distance import gdbrl
 from .linkage.graded import prl_graded
-from .linkage.location import lrl_microaggregation, rsrl
+from .linkage.location import LRL_NOT_APPLICABLE, has_equal_values, lrl_microaggregation, rsrl
 from .linkage.probabilistic import prl
 from .linkage.projected import projected_rl
 from .linkage.rank import rbrl
@@ -81,6 +81,21 @@ NEEDS: dict[str, Needs] = {
     "RBRL-Sum": Needs(seconds=(1.95, 58.7), bytes_per_record=952.0),
     "RBRL-Max": Needs(seconds=(0.41, 8.33), bytes_per_record=952.0),  # reads RBRL-Sum's ranks and tree
 }
+#: attacks that apply only to some releases: ``f(masked, columns) -> reason or None`` on the whole
+#: masked file (before any blocking, which may hide what the attack needs); a reason makes the
+#: attack's row "not applicable: reason" in ``sdcrisk assess`` (:func:`not_applicable`)
+APPLIES: dict[str, Callable] = {
+    # L-RL(MA) locates records by groups of equal masked values (Nin, Herranz & Torra (2007) §4)
+    "L-RL(MA)": lambda y, columns: None if has_equal_values(y, columns) else LRL_NOT_APPLICABLE,
+}
+
+
+def not_applicable(name: str, masked: np.ndarray, columns) -> str | None:
+    """Why attack ``name`` does not apply to the release ``masked`` (its ``columns`` known), or None."""
+    check = APPLIES.get(name)
+    return None if check is None else check(masked, columns)
+
+
 #: the shared nearest-record search alone, as timed in the same runs (``Needs.shares_search``)
 SEARCH = Needs(seconds=(1.4, 44.5))
 #: the two sizes ``Needs.seconds`` were measured at
@@ -109,12 +124,13 @@ _BUILTIN = dict(ATTACKS)  # TIE_AWARE applies only while ATTACKS[name] is the pa
 OWN_RULE = "the attack's own rule"  #: ``info["ties"]`` of an attack without tie support
 
 
-def register_attack(name: str, needs: Needs | None = None):
+def register_attack(name: str, needs: Needs | None = None, applies: Callable | None = None):
     """Decorator adding ``f(x, y, known, v, rng) -> LinkResult`` to :data:`ATTACKS` under ``name``,
     so that a plugin module (config ``plugins:``) can add an attack to the matrix without
     touching the package; the experiment lists it under ``options.attacks``. ``needs``: its
     :class:`Needs` where measured (else the workers assume the largest memory of any attack and
-    give no time estimate)."""
+    give no time estimate). ``applies``: ``f(masked, columns) -> reason or None`` where the attack
+    does not apply to every release (:data:`APPLIES`)."""
     if needs is not None and not isinstance(needs, Needs):
         raise ValueError(f"register_attack({name!r}): needs must be a sdcrisk.attacks.Needs, got {type(needs).__name__}")
 
@@ -124,6 +140,8 @@ def register_attack(name: str, needs: Needs | None = None):
         ATTACKS[name] = func
         if needs is not None:
             NEEDS[name] = needs
+        if applies is not None:
+            APPLIES[name] = applies
         return func
 
     return deco

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..attacks import ATTACKS, run_attack
+from ..attacks import ATTACKS, not_applicable, run_attack
 from .categorical import block_codes, block_summary, blocked, codes, mixed_matrix, split_columns
 from ..data import read_table, release_arrow_memory
 from .default_attacks import ALL_ATTACKS, DEFAULT_ATTACKS, left_out_reasons
@@ -43,7 +43,6 @@ from ..kernels import warm_in_background
 from ..linkage.probabilistic import ConvergenceWarning, prl
 from ..linkage.base import NotApplicable, checked_links
 from ..linkage.distance import dbrl
-from ..linkage.location import LRL_NOT_APPLICABLE, has_equal_values
 from ..linkage.global_distance import gdbrl
 from ..measures.information_loss import covariances, il_components, il_s_components
 from ..measures.interval_disclosure import interval_disclosure_by_attribute
@@ -560,12 +559,11 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
                 notes.append(f"agreement on {len(changed)} changed categorical attribute(s)")
             return _finish(row, name, res.info, credit, None, 0, n, notes, prl_candidates, t0)
         else:
-            if not kn:
-                row["note"] = "not applicable: no numeric known attribute (the attack compares ordered values only)"
-                row["seconds"] = time.perf_counter() - t0
-                return row
-            if name == "L-RL(MA)" and not has_equal_values(pair.y, kn):  # the whole file: blocks may hide groups
-                row["note"] = f"not applicable: {LRL_NOT_APPLICABLE}"
+            # on the whole file: blocks may hide what the attack needs
+            reason = not_applicable(name, pair.y, kn) if kn else \
+                "no numeric known attribute (the attack compares ordered values only)"
+            if reason:
+                row["note"] = f"not applicable: {reason}"
                 row["seconds"] = time.perf_counter() - t0
                 return row
             if changed:

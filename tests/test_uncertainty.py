@@ -36,3 +36,18 @@ def test_newcombe_coverage_unequal_sizes():
     _, low, high = newcombe_difference(k1, n1, k2, n2)
     cover = np.mean((low <= 0) & (0 <= high))
     assert 0.93 <= cover <= 0.975
+
+
+def test_criterion_row_derives_its_intervals():
+    import pytest
+
+    from sdcrisk.measures.criteria import CriterionRow
+    row = CriterionRow("inference", "key cell", 56, 70, "release's mode", 48, 80, target="INCOME")
+    d = row.as_dict()
+    assert d["percent"] == 80.0 and d["baseline_percent"] == 60.0
+    assert (d["excess"], d["excess_low"], d["excess_high"]) == newcombe_difference(56, 70, 48, 80)
+    assert (d["low"], d["high"]) == wilson_interval(56, 70)
+    with pytest.raises(ValueError, match="criterion"):
+        CriterionRow("linking", "x", 1, 2, "b", 0, 2)
+    with pytest.raises(ValueError, match="trials"):
+        CriterionRow("inference", "x", 3, 2, "b", 0, 2)

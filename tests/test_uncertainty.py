@@ -41,7 +41,7 @@ def test_newcombe_coverage_unequal_sizes():
 def test_criterion_row_derives_its_intervals():
     import pytest
 
-    from sdcrisk.measures.criteria import CriterionRow
+    from sdcrisk.criteria import CriterionRow
     row = CriterionRow("inference", "key cell", 56, 70, "release's mode", 48, 80, target="INCOME")
     d = row.as_dict()
     assert d["percent"] == 80.0 and d["baseline_percent"] == 60.0

@@ -9,7 +9,7 @@ does not load the linkage kernels.
 
 import importlib
 
-__all__ = ["criteria", "information_loss", "interval_disclosure", "scenarios", "scores", "uncertainty", "units"]
+__all__ = ["information_loss", "interval_disclosure", "scenarios", "scores", "uncertainty", "units"]
 
 
 def __getattr__(name):

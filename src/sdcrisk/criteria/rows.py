@@ -5,9 +5,9 @@ Data-protection guidance judges a release by whether an intruder can *single out
 opinion 05/2014 on anonymisation techniques). Each attack under a criterion yields a
 :class:`CriterionRow`: its successes out of its trials, beside a baseline's successes out of the
 baseline's trials. The risk is the success rate with Wilson's interval
-(:func:`.uncertainty.wilson_interval`); what the release itself gives away is the *excess* over
+(:func:`sdcrisk.measures.uncertainty.wilson_interval`); what the release itself gives away is the *excess* over
 the baseline, with Newcombe's (1998) interval for a difference of two proportions
-(:func:`.uncertainty.newcombe_difference`). The trials are the attack's own (records targeted,
+(:func:`sdcrisk.measures.uncertainty.newcombe_difference`). The trials are the attack's own (records targeted,
 predicates generated), never a sample.
 """
 
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from .uncertainty import newcombe_difference, wilson_interval
+from ..measures.uncertainty import newcombe_difference, wilson_interval
 
 LINKABILITY = "linkability"
 SINGLING_OUT = "singling out"

@@ -19,7 +19,7 @@ from .linkage.distance import dbrl
 from .linkage.global_distance import gdbrl
 from .linkage.graded import prl_graded
 from .linkage.location import LRL_NOT_APPLICABLE, has_equal_values, lrl_microaggregation, rsrl
-from .linkage.probabilistic import prl
+from .linkage.probabilistic import prl, prl_bound
 from .linkage.projected import projected_rl
 from .linkage.rank import rbrl
 from .masking.microaggregation import attribute_blocks
@@ -90,6 +90,16 @@ APPLIES: dict[str, Callable] = {
 }
 
 
+#: attacks with a cheap upper bound on their correct links: ``f(x, y, known, truth) -> per-record
+#: credit`` (1 where the attack could link the record to its own masked record, else 0; ``truth``
+#: the true masked record of each original). ``sdcrisk assess`` runs such an attack of its default
+#: set last and only where the bound exceeds what another attack already linked: else the attack
+#: cannot raise the headline, and its row gives the bound ("at most ..."; docs/assess.md)
+BOUNDS: dict[str, Callable] = {
+    "PRL": lambda x, y, known, truth: prl_bound(x, y, truth, known=known),
+}
+
+
 def not_applicable(name: str, masked: np.ndarray, columns) -> str | None:
     """Why attack ``name`` does not apply to the release ``masked`` (its ``columns`` known), or None."""
     check = APPLIES.get(name)
@@ -124,13 +134,15 @@ _BUILTIN = dict(ATTACKS)  # TIE_AWARE applies only while ATTACKS[name] is the pa
 OWN_RULE = "the attack's own rule"  #: ``info["ties"]`` of an attack without tie support
 
 
-def register_attack(name: str, needs: Needs | None = None, applies: Callable | None = None):
+def register_attack(name: str, needs: Needs | None = None, applies: Callable | None = None,
+                    bound: Callable | None = None):
     """Decorator adding ``f(x, y, known, v, rng) -> LinkResult`` to :data:`ATTACKS` under ``name``,
     so that a plugin module (config ``plugins:``) can add an attack to the matrix without
     touching the package; the experiment lists it under ``options.attacks``. ``needs``: its
     :class:`Needs` where measured (else the workers assume the largest memory of any attack and
     give no time estimate). ``applies``: ``f(masked, columns) -> reason or None`` where the attack
-    does not apply to every release (:data:`APPLIES`)."""
+    does not apply to every release (:data:`APPLIES`). ``bound``: ``f(x, y, known, truth) ->
+    credit``, a cheap upper bound on its correct links (:data:`BOUNDS`)."""
     if needs is not None and not isinstance(needs, Needs):
         raise ValueError(f"register_attack({name!r}): needs must be a sdcrisk.attacks.Needs, got {type(needs).__name__}")
 
@@ -142,6 +154,8 @@ def register_attack(name: str, needs: Needs | None = None, applies: Callable | N
             NEEDS[name] = needs
         if applies is not None:
             APPLIES[name] = applies
+        if bound is not None:
+            BOUNDS[name] = bound
         return func
 
     return deco

@@ -35,7 +35,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..attacks import ATTACKS, not_applicable, run_attack
+from ..attacks import ATTACKS, BOUNDS, not_applicable, run_attack
 from .categorical import block_codes, block_summary, blocked, codes, mixed_matrix, split_columns
 from ..data import read_table, release_arrow_memory
 from .default_attacks import ALL_ATTACKS, DEFAULT_ATTACKS, left_out_reasons
@@ -605,6 +605,53 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
         return row
 
 
+#: the start of the note of a row an attack's bound settled (:func:`bounded_row`; sdcrisk.assess.report)
+BOUNDED = "at most"
+
+
+def attack_bound(name, pair: Pair, perm, cols) -> float | None:
+    """The upper bound on attack ``name``'s correct links on the scenario ``cols``
+    (:data:`sdcrisk.attacks.BOUNDS`), or None where it has none here: no bound registered, blocks
+    of categorical keys (a block the attack cannot run on is linked by random guess, which the
+    bound does not count), or the attack does not apply."""
+    if name not in BOUNDS:
+        return None
+    known = [pair.columns[c] for c in cols]
+    kn = [pair.numeric.index(c) for c in known if c in pair.numeric]
+    if not kn or any(c in pair.keys for c in known) or not_applicable(name, pair.y, kn):
+        return None
+    truth = np.empty(pair.n, dtype=np.int64)
+    truth[perm] = np.arange(pair.n)
+    xm = pair.x if kn == list(range(pair.x.shape[1])) else pair.x[:, kn]
+    return float(np.sum(BOUNDS[name](xm, _rows(pair.y, perm, kn), np.arange(len(kn)), truth)))
+
+
+def best_result(rows: list[tuple[dict, str, int]]) -> tuple[float, str] | None:
+    """The most correct links among finished attacks ``[(row, name, known attributes)]`` and a
+    label of the attack, or None when none has a result."""
+    done = [(row["linked"], f"{name} ({m} known attribute(s))") for row, name, m in rows
+            if row.get("linked") is not None and np.isfinite(row["linked"])]
+    return max(done) if done else None
+
+
+def bounded_row(name, reach: float | None, n: int, best: tuple[float, str] | None, seconds: float) -> dict | None:
+    """The row of an attack settled by its bound: where ``reach`` (the bound, :func:`attack_bound`)
+    does not exceed ``best`` (:func:`best_result` over every other attack) the attack cannot link
+    more records than that one, so it cannot raise the headline, and the row states the bound
+    instead of a result (``percent`` missing, the note starting :data:`BOUNDED`). None where the
+    attack must run. The decision waits for every other attack, so that it does not depend on
+    which finished first."""
+    if reach is None or best is None or reach > best[0]:
+        return None
+    top, who = best
+    return {"linked": math.nan, "percent": math.nan, "low": math.nan, "high": math.nan,
+            "baseline": 100.0 / n, "draws_low": math.nan, "draws_high": math.nan, "seconds": seconds,
+            "note": (f"{BOUNDED} {linkage_percent(reach, n):.3g} % ({reach:,.0f} records agree with their own masked "
+                     f"record on a known attribute: the only records {name} can link correctly); {who} linked "
+                     f"{linkage_percent(top, n):.2f} %, so {name}'s assignment was not run (name it, --attacks "
+                     f"{name}, to run it)")}
+
+
 def _finish(row, name, info, credit, draws, guessed, n, notes, prl_candidates, t0) -> dict:
     seconds = time.perf_counter() - t0
     linked = float(np.sum(credit))
@@ -652,14 +699,16 @@ def attack_workers(n: int, steps: int) -> int:
     return min(2, steps)
 
 
-def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=None, pool=None):
+def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=None, pool=None, bounds=False):
     """Results of the attacks ``tasks`` ([(name, cols)]), in order. From :data:`WORKER_MIN`
     records they run in worker processes (:mod:`sdcrisk.assess.workers`; :func:`attack_workers` says how
     many; ``pool``: workers started beforehand, else new ones): OR-Tools' flow solver holds the
     GIL, so threads would wait for it and Ctrl-C with them. Smaller files, where no attack takes long, run in this process, two at a time in
     threads. On first use after an install PRL's kernels are compiled in a second process
     meanwhile (:mod:`sdcrisk.kernels`). Returns the rows and what ``meanwhile()`` returned (called
-    while the workers run, else after the attacks)."""
+    while the workers run, else after the attacks). ``bounds``: the workers run an attack with a
+    bound last and not to the end where it cannot raise the headline (the default set;
+    :meth:`sdcrisk.assess.workers.AttackWorkers.run`)."""
     steps = len(tasks)
     warmup = warm_in_background({name for name, _ in tasks})
     workers = attack_workers(pair.n, steps)
@@ -669,19 +718,38 @@ def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=No
         try:
             use.ensure(workers)
             use.load(pair, perm)
-            return use.run(tasks, seed, prl_candidates, pair.n, say, warmup.wait, meanwhile)
+            return use.run(tasks, seed, prl_candidates, pair.n, say, warmup.wait, meanwhile, bounds=bounds)
         except NoRoomError as exc:
             say(f"warning: {exc}; the attacks run in this process instead (Ctrl-C may then wait for a solver)")
         finally:
             if own is not None:
                 own.close()
-    rows = _attacks_in_process(tasks, pair, perm, seed, say, prl_candidates, warmup)
+    rows = _attacks_in_process(tasks, pair, perm, seed, say, prl_candidates, warmup, bounds)
     return rows, meanwhile() if meanwhile is not None else None
 
 
-def _attacks_in_process(tasks, pair, perm, seed, say, prl_candidates, warmup):
+def _attacks_in_process(tasks, pair, perm, seed, say, prl_candidates, warmup, bounds=False):
     steps = len(tasks)
     done = []
+    if bounds and any(name in BOUNDS for name, _ in tasks):  # the others first, then the bounded ones
+        first = [k for k in range(steps) if tasks[k][0] not in BOUNDS]
+        rows = dict(zip(first, _attacks_in_process([tasks[k] for k in first], pair, perm, seed, say,
+                                                   prl_candidates, warmup)))
+        for k in range(steps):
+            if k in rows:
+                continue
+            name, cols = tasks[k]
+            t0 = time.perf_counter()
+            reach = attack_bound(name, pair, perm, cols)
+            best = best_result([(rows[j], tasks[j][0], len(tasks[j][1])) for j in first])
+            rows[k] = bounded_row(name, reach, pair.n, best, time.perf_counter() - t0)
+            if rows[k] is None:
+                warmup.wait(name)
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", ConvergenceWarning)
+                    rows[k] = _attack_row(name, pair, perm, cols, seed, prl_candidates)
+            say(f"[{k + 1}/{steps}] {name}, {len(cols)} known attribute(s): {rows[k]['seconds']:.1f} s")
+        return [rows[k] for k in range(steps)]
 
     def one(k):
         name, cols = tasks[k]
@@ -790,7 +858,8 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
             idle()
         return rows
 
-    results, loss_rows = _run_attacks(tasks, pair, perm, seed, say, prl_candidates, meanwhile, pool)
+    results, loss_rows = _run_attacks(tasks, pair, perm, seed, say, prl_candidates, meanwhile, pool,
+                                      bounds=attacks is None)
     results = iter(results)
     for r in rows:
         if r["measure"] != "ID":

@@ -22,7 +22,7 @@ from pathlib import Path
 import scipy.stats  # noqa: F401 - the rank-based attacks' rankdata, imported before the first task
 
 from .. import progress
-from .assessment import _attack_row
+from .assessment import _attack_row, attack_bound
 from ..linkage import shared
 from ..linkage.probabilistic import ConvergenceWarning
 from ..resources import LIMIT_ENV, spare_address_space
@@ -72,7 +72,7 @@ def _return_freed_memory() -> None:
 
 def main() -> int:
     """Serve ``("pair", path)`` and attack tasks ``("attack", name, cols, seed, prl_candidates,
-    memory limit, numba threads)`` until stdin closes; answer each task with ``("done", row, peak
+    memory limit, numba threads)`` and ``("bound", name, cols)`` until stdin closes; answer each task with ``("done", row, peak
     bytes)`` or ``("error", message, where)``."""
     import numba
 
@@ -96,6 +96,13 @@ def main() -> int:
             pair = perm = None  # the previous pair's mappings go first
             pair, perm = load_pair(Path(message[0]))
             shared.use_directory(Path(message[0]) / "shared")  # searches the attacks share (.linkage.shared)
+            continue
+        if kind == "bound":  # the bound of an attack (sdcrisk.attacks.BOUNDS): cheap, no limits set
+            name, cols = message
+            try:
+                send.send(("done", attack_bound(name, pair, perm, cols), 0))
+            except Exception as exc:  # noqa: BLE001 - reported by the parent as an internal error
+                send.send(("error", f"{type(exc).__name__}: {exc}", where(exc)))
             continue
         name, cols, seed, prl_candidates, limit, threads = message
         try:

@@ -221,18 +221,30 @@ def over_limit(results: pd.DataFrame, limit: float) -> list[str]:
 NOT_APPLICABLE_NOTES = ("not applicable",)
 #: The part of :func:`sdcrisk.assess.assessment.assess`'s warning saying that row order does not pair the records.
 UNPAIRED_WARNING = "no closer than random pairs"
+#: The start of the note of an attack the default set did not run to the end because its upper
+#: bound (sdcrisk.attacks.BOUNDS) does not exceed another attack's result: it cannot raise the
+#: headline, so it does not hold the gate back either (sdcrisk.assess.assessment.BOUNDED).
+BOUNDED_NOTE = "at most"
+BOUNDED = "bounded"
 PASS, FAIL, UNDECIDED = "pass", "fail", "undecided"
+
+
+def _status_of(note: str) -> str:
+    """The status of a risk row without a result, from its note (:func:`missing_rows`)."""
+    return ("not applicable" if note.startswith(NOT_APPLICABLE_NOTES) else BOUNDED if note.startswith(BOUNDED_NOTE)
+            else "not run")
 
 
 def missing_rows(results: pd.DataFrame) -> pd.DataFrame:
     """The risk rows without a result (``percent`` missing): ``masked``, ``measure``,
     ``scenario``, ``status`` ("not applicable": the measure does not apply to the file by design,
-    :data:`NOT_APPLICABLE_NOTES`; else "not run": refused, e.g. by the memory limit) and
+    :data:`NOT_APPLICABLE_NOTES`; "bounded": an upper bound that another attack's result already
+    reaches, :data:`BOUNDED_NOTE`; else "not run": refused, e.g. by the memory limit) and
     ``reason`` (the note without its "not run: " / "not applicable: " start)."""
     r = _complete(results)
     r = r[(r.kind == RISK) & r.percent.isna()]
     notes = r.note.fillna("").astype(str)
-    status = ["not applicable" if n.startswith(NOT_APPLICABLE_NOTES) else "not run" for n in notes]
+    status = [_status_of(n) for n in notes]
     reason = []
     for n in notes:
         for start in ("not applicable: ", "not run: "):
@@ -362,13 +374,13 @@ def footnotes(notes) -> tuple[list[str], list[str]]:
 
 
 def _status_text(results: pd.DataFrame) -> pd.Series:
-    """Per row of ``results`` (completed): "not run" / "not applicable" where a risk row has no
-    result (:func:`missing_rows`), else ""."""
+    """Per row of ``results`` (completed): "not run" / "not applicable" / "bounded" where a risk
+    row has no result (:func:`missing_rows`), else ""."""
     r = _complete(results)
     out = pd.Series("", index=r.index, dtype=object)
     missing = (r.kind == RISK) & r.percent.isna()
     notes = r.note.fillna("").astype(str)
-    out[missing] = ["not applicable" if n.startswith(NOT_APPLICABLE_NOTES) else "not run" for n in notes[missing]]
+    out[missing] = [_status_of(n) for n in notes[missing]]
     return out
 
 
@@ -393,7 +405,7 @@ def summary_text(results: pd.DataFrame) -> str:
         for i, x, note in zip(risk.index, risk.itertuples(), shown):
             linked = pd.to_numeric(pd.Series([x.linked]), errors="coerce").iloc[0]
             linked = f"{linked:.1f}" if np.isfinite(linked) else ""
-            pct = _fmt(x.percent) if not status[i] else "n/a" if status[i] == "not applicable" else "not run"
+            pct = _fmt(x.percent) if not status[i] else {"not applicable": "n/a", BOUNDED: "bound"}.get(status[i], "not run")
             lines.append(f"  {x.measure:<15}{x.scenario:<10}{linked:>9}{pct:>8}  "
                          f"{_interval(x.low, x.high):<13}{_fmt(x.baseline):>8}{_fmt(x.seconds):>9}"
                          + (f"  {note}" if note.startswith("[") else f"  ({note})" if note else ""))
@@ -730,7 +742,8 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
     gate_head = gate_title[verdict["status"]] if verdict else ""
     missing_intro = ("Attacks without a result (not run: refused, e.g. by the memory limit, they could link more "
                      "than shown, and the --max-risk gate cannot pass; not applicable: the attack does not apply to "
-                     "the file and links nothing):")
+                     "the file and links nothing; bounded: the attack can link at most what another attack already "
+                     "linked, so the default set did not run it to the end):")
     md = ["# Disclosure risk and information loss", "",
           f"Original file: `{meta.get('original', '')}`. Records paired by {pairing}.", "",
           stamp, "",

@@ -405,12 +405,21 @@ class AttackWorkers:
         shutil.rmtree(self.dir, ignore_errors=True)
         _LIVE.discard(self)
 
-    def run(self, tasks, seed, prl_candidates, n: int, say, before=lambda name: None, meanwhile=None):
+    def run(self, tasks, seed, prl_candidates, n: int, say, before=lambda name: None, meanwhile=None,
+            bounds: bool = False):
         """The rows of ``tasks`` ([(attack name, known column indices)]), in order, and what
         ``meanwhile()`` returned (called in this process while the workers run, e.g. the
         information loss); ``before(name)`` is called before an attack starts (the compile
-        warm-up's wait)."""
-        order = sorted(range(len(tasks)), key=lambda k: -(expected_seconds(tasks[k][0], n) or 0.0))
+        warm-up's wait). ``bounds``: the attacks with a bound (:data:`sdcrisk.attacks.BOUNDS`) are
+        handed out after the others; a worker computes the bound, and once every other attack has
+        finished the attack runs only where the bound exceeds their best result
+        (:func:`sdcrisk.assess.assessment.bounded_row`; the default set of ``sdcrisk assess``)."""
+        from ..attacks import BOUNDS
+        from .assessment import best_result, bounded_row
+
+        bounded = {k for k, (name, _) in enumerate(tasks) if bounds and name in BOUNDS}
+        others = [k for k in range(len(tasks)) if k not in bounded]
+        order = sorted(range(len(tasks)), key=lambda k: (k in bounded, -(expected_seconds(tasks[k][0], n) or 0.0)))
         budget = configured_limit()  # each worker also checks its own address space
         ready = threading.Condition()
         running: dict[int, float] = {}  # task -> its expected peak memory, while it runs
@@ -419,12 +428,14 @@ class AttackWorkers:
         searchers: set[tuple] = set()  # the known columns of the sharers' searches started so far
 
         def take() -> tuple[int, float, int] | None:
-            """The next task that fits beside the running ones (longest first), its memory limit
-            and numba threads; waits while none fits; None when none is left."""
+            """The next task that fits beside the running ones (longest first; a bounded one once
+            every other has been handed out), its memory limit and numba threads; waits while none
+            fits; None when none is left."""
             with ready:
                 while not failure and order:
                     used = sum(running.values())
-                    fits = [k for k in order if not running or used + expected_bytes(tasks[k][0], n) <= budget]
+                    rest = [k for k in order if k not in bounded] or order
+                    fits = [k for k in rest if not running or used + expected_bytes(tasks[k][0], n) <= budget]
                     if fits:
                         k = fits[0]
                         order.remove(k)
@@ -436,6 +447,41 @@ class AttackWorkers:
                     ready.wait()
                 return None
 
+        def answer(send, recv, proc, message, name, cols, searched):
+            """Send ``message`` to the worker and wait for its answer, saying how long it runs."""
+            send.send(message)
+            t0, beat, latest = time.perf_counter(), HEARTBEAT, ""
+            while True:
+                if recv.poll(1.0):
+                    kind, *payload = recv.recv()
+                    if kind != "progress":
+                        break
+                    latest = payload[0]
+                elif proc.poll() is not None:
+                    raise WorkerError(f"the worker running {name} ended with status {proc.returncode}")
+                elapsed = time.perf_counter() - t0
+                if elapsed >= beat:
+                    beat += HEARTBEAT
+                    say(_running(name, len(cols), n, elapsed, searched) + (f"; {latest}" if latest else ""))
+            if kind == "error":
+                raise WorkerError(*payload)
+            return payload
+
+        def settle(k, reach, seconds) -> dict | None:
+            """The bounded row of task ``k`` once every other task has finished, or None (run it)."""
+            with ready:
+                del running[k]
+                ready.notify_all()
+                while not failure and not all(j in results for j in others):
+                    ready.wait()
+                if failure:
+                    return None
+                row = bounded_row(tasks[k][0], reach, n, best_result(
+                    [(results[j], tasks[j][0], len(tasks[j][1])) for j in others]), seconds)
+                if row is None:
+                    running[k] = expected_bytes(tasks[k][0], n)
+                return row
+
         def serve(proc: subprocess.Popen) -> None:
             send = Connection(os.dup(proc.stdin.fileno()), readable=False)
             recv = Connection(os.dup(proc.stdout.fileno()), writable=False)
@@ -443,30 +489,26 @@ class AttackWorkers:
                 while (job := take()) is not None:
                     k, limit, threads = job
                     name, cols = tasks[k]
+                    row = None
+                    if k in bounded:
+                        t0 = time.perf_counter()
+                        reach, _ = answer(send, recv, proc, ("bound", name, cols), name, cols, False)
+                        row = settle(k, reach, time.perf_counter() - t0)
+                        if failure:
+                            break
+                    if row is None:
+                        with ready:
+                            searched = shares_search(name) and tuple(cols) in searchers
+                            if shares_search(name):
+                                searchers.add(tuple(cols))
+                        before(name)
+                        row, peak = answer(send, recv, proc, ("attack", name, cols, seed, prl_candidates, limit, threads),
+                                           name, cols, searched)
+                    else:
+                        peak = 0
                     with ready:
-                        searched = shares_search(name) and tuple(cols) in searchers
-                        if shares_search(name):
-                            searchers.add(tuple(cols))
-                    before(name)
-                    send.send(("attack", name, cols, seed, prl_candidates, limit, threads))
-                    t0, beat, latest = time.perf_counter(), HEARTBEAT, ""
-                    while True:
-                        if recv.poll(1.0):
-                            kind, *payload = recv.recv()
-                            if kind != "progress":
-                                break
-                            latest = payload[0]
-                        elif proc.poll() is not None:
-                            raise WorkerError(f"the worker running {name} ended with status {proc.returncode}")
-                        elapsed = time.perf_counter() - t0
-                        if elapsed >= beat:
-                            beat += HEARTBEAT
-                            say(_running(name, len(cols), n, elapsed, searched) + (f"; {latest}" if latest else ""))
-                    if kind == "error":
-                        raise WorkerError(*payload)
-                    with ready:
-                        results[k], peak = payload
-                        del running[k]
+                        results[k] = row
+                        running.pop(k, None)
                         ready.notify_all()
                         memory = f", peak memory {peak / 2**30:.2f} GiB" if peak else ""
                         say(f"[{len(results)}/{len(tasks)}] {name}, {len(cols)} known attribute(s): "

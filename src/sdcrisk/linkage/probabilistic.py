@@ -693,6 +693,30 @@ def coincidence_codes(x, y, coincidence: str = "nearest", **rule_params) -> np.n
     return out
 
 
+def prl_bound(original, masked, truth, known=None, coincidence: str = "nearest", *, window: float = 1.0,
+              t: float = 0.05, neighbours: int = 1) -> np.ndarray:
+    """An upper bound on :func:`prl`'s correct links, without its EM or its assignment.
+
+    PRL links an original record only to a masked record it agrees with on at least one known
+    attribute: every other pair has the all-disagree pattern, the background weight, and neither
+    the edges nor the block network hold it (module docstring). So original ``i`` can be linked to
+    its own masked record ``truth[i]`` only if the two agree on some attribute under the
+    coincidence rule, whatever the weights, the tie draw or ``max_candidates``. Returns, per
+    original record, 1.0 where they agree and 0.0 where PRL cannot link it correctly; the sum
+    bounds PRL's correct links. Costs the coincidence intervals (a sort per attribute).
+    """
+    x, y = prepare(original, masked, known)
+    truth = np.asarray(truth, dtype=np.int64)
+    if truth.shape != (x.shape[0],):
+        raise ValueError(f"truth must hold one masked record per original record ({x.shape[0]}), got shape {truth.shape}")
+    z, lo, hi = coincidence_intervals(x, y, coincidence, window=window, t=t, neighbours=neighbours)
+    agree = np.zeros(x.shape[0], dtype=bool)
+    own = truth >= 0
+    zt = z[truth[own]]
+    agree[own] = ((zt >= lo[own]) & (zt <= hi[own])).any(axis=1)
+    return agree.astype(np.float64)
+
+
 def prl(original, masked, known=None, coincidence: str = "nearest", *, window: float = 1.0,
         t: float = 0.05, neighbours: int = 1, rng: np.random.Generator | None = None,
         max_iter: int = 100_000, tol: float = 1e-10, max_candidates: int | None = None,

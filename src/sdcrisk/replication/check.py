@@ -267,7 +267,8 @@ def _cells_by_param(cells: pd.DataFrame) -> list[str]:
     out = []
     for param, g in cells.sort_values("order", kind="stable").groupby("param", sort=False):
         known = sorted(int(k) for k in g.known)
-        span = f"{known[0]}-{known[-1]}" if known == list(range(known[0], known[-1] + 1)) else ",".join(map(str, known))
+        span = (str(known[0]) if len(known) == 1 else f"{known[0]}-{known[-1]}"
+                if known == list(range(known[0], known[-1] + 1)) else ",".join(map(str, known)))
         out.append(f"{_param_label(param)}: {span} known")
     return out
 

@@ -69,3 +69,23 @@ def test_notebooks_state_the_software_of_the_run(tmp_path):
     assert line.startswith("Software: Python 3.11.7 (x86_64), numpy 2.4.6, scipy 1.17.1 ")
     for path in NOTEBOOKS:
         assert "nbs.environment_line(tables_dir)" in path.read_text()
+
+
+def test_notebooks_show_the_check_rules_and_no_code(tmp_path):
+    """The status rules come from the code that applies them (no notebook writes its own), and
+    the HTML leaves the code cells out."""
+    import importlib.util
+
+    from sdcrisk.replication.check import CLOSE_RELATIVE, STATUS_RULES
+
+    spec = importlib.util.spec_from_file_location("nbs", REPO / "workflow" / "scripts" / "notebook_support.py")
+    nbs = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(nbs)
+    text = nbs.status_rules()
+    assert all(rule in text for rule in STATUS_RULES) and f"{100 * CLOSE_RELATIVE:.0f} %" in text
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        prose = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert "**close**" not in prose and "within 1 point" not in prose, path.stem
+        assert any("nbs.status_rules()" in c.source for c in nb.cells if c.cell_type == "code"), path.stem
+    assert "nbconvert --to html --no-input" in (REPO / "workflow" / "rules" / "notebooks.smk").read_text()

@@ -282,3 +282,42 @@ def test_bad_choice_or_cause_file_names_the_entry(tmp_path, loader, name, text, 
     with pytest.raises(ValueError, match=name) as err:
         loader(bad)
     assert key in str(err.value)
+
+
+def _claim_case(values_by_cell: dict, op: str, value: float = 50.0):
+    """A one-claim check on a sweep {(param, known): mean} of RS-RL % (paper p, data set d)."""
+    from sdcrisk.replication.check import check_claims
+
+    agg = pd.DataFrame([{"experiment": "e", "dataset": "d", "method": "m", "param": prm, "known": k,
+                         "measure": "RSRL_pct", "mean": v, "sd": 0.5, "n": 5, "order": i}
+                        for i, ((prm, k), v) in enumerate(values_by_cell.items())])
+    claims = pd.DataFrame([{"paper": "p", "where": "Fig. 4", "dataset": "d", "method": "m", "param": "p=2",
+                            "known": "3 or 4", "measure": "RSRL_pct", "op": op, "value": str(value), "value_hi": ""}])
+    cfg = {"experiments": {"e": {"paper": "p", "tables": {}}}}
+    return check_claims(agg, claims, cfg, {"d": (100, 6)}).iloc[0]
+
+
+def test_gt_claims_match_whatever_the_distance_and_gt_only_needs_no_other_cell_above():
+    """`gt`: match when the smallest of the claim's cells exceeds the bound (however far), close
+    within 1 point below, else differs. `gt_only`: also differs when any other cell exceeds it."""
+    only_p2 = {("2", "3"): 86.5, ("2", "4"): 95.0, ("2", "2"): 30.0, ("4", "4"): 40.0}
+    assert tuple(_claim_case(only_p2, "gt")[["status", "mean"]]) == ("match", 86.5)
+    assert _claim_case({**only_p2, ("2", "3"): 49.5}, "gt").status == "close"
+    assert _claim_case({**only_p2, ("2", "3"): 48.0}, "gt").status == "differs"
+    row = _claim_case(only_p2, "gt_only")
+    assert row.status == "match" and "'only' holds" in row.rule
+    row = _claim_case({**only_p2, ("4", "4"): 65.5, ("2", "5"): 97.0}, "gt_only")
+    assert row.status == "differs" and "2 other cells exceed 50" in row.rule and "p=4: 4 known" in row.rule
+    # the `gt` part alone decides when no other cell is above
+    assert _claim_case({**only_p2, ("2", "3"): 48.0}, "gt_only").status == "differs"
+
+
+def test_every_claim_operator_is_stated_with_the_status_rules():
+    from sdcrisk.replication.check import STATUS_RULES, rules_markdown
+
+    ops = set(pd.read_csv(ROOT / "published" / "published_claims.csv")["op"]) - {"eq"}
+    assert all(any(f"`{op}`" in r for r in STATUS_RULES) for op in ops), ops
+    assert "`gt`" in rules_markdown() and "whatever the distance" in rules_markdown()
+    text = (ROOT / "REPLICATION.md").read_text()
+    assert "<!-- check:rules -->" in text and rules_markdown() in text
+    assert rules_markdown() in (ROOT / "tables" / "replication.md").read_text()

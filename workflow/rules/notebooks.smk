@@ -1,5 +1,7 @@
 # One narrative notebook per paper, executed by papermill on the rendered outputs and exported to HTML:
 # results/notebooks/{paper}.ipynb|.html from notebooks/{paper}.ipynb (source notebooks are output-free).
+# The HTML leaves the code out (nbconvert --no-input): a reader sees the narrative, tables and figures,
+# as in a paper's supplement; the executed .ipynb keeps the code.
 # The notebooks read only tables/, figures/, tables/replication.csv and tables/environment.json,
 # so they run in seconds.
 
@@ -44,5 +46,5 @@ rule notebook:
         "papermill {input.notebook:q} {output.ipynb:q} -k python3 --no-progress-bar"
         " -r paper {wildcards.paper} -r tables_dir {params.tables_dir:q} -r figures_dir {params.figures_dir:q}"
         " -r replication_csv {params.replication_csv:q} -r repo_dir {params.repo_dir:q} > {log:q} 2>&1"
-        " && jupyter nbconvert --to html --output {wildcards.paper} --output-dir {params.out_dir:q}"
+        " && jupyter nbconvert --to html --no-input --output {wildcards.paper} --output-dir {params.out_dir:q}"
         " {output.ipynb:q} >> {log:q} 2>&1"

@@ -20,6 +20,16 @@ COMPARED = ["match", "close", "differs"]
 KEYS = ["dataset", "method", "param", "known", "measure"]
 
 
+def status_rules() -> str:
+    """The status rules as the check applies them (:data:`sdcrisk.replication.check.STATUS_RULES`,
+    the text REPLICATION.md and tables/replication.md show too), and what the notebooks add: a
+    published cell outside this run's sweep is ``missing``, and shares are over the compared cells."""
+    from sdcrisk.replication.check import rules_markdown
+
+    return (rules_markdown() + "\n- In these notebooks `missing` also marks a published cell outside this "
+            "run's sweep (the CI configuration leaves most out); shares are over the compared cells.")
+
+
 def natural_key(text: str):
     """Sort 'T2' before 'T10'."""
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", str(text)))

@@ -1,7 +1,8 @@
 """Noise masking (Muralidhar & Domingo-Ferrer 2016, Muralidhar & Domingo-Ferrer (2016) §4).
 
 * independent additive noise  y_ij = x_ij + e_ij,  e_ij ~ N(0, (a sigma_j)^2)
-  (a scales the *standard deviation*: REPLICATION.md measured this to match Table 1);
+  (a scales the *standard deviation*: only this reading reproduces Table 1; scaling the variance
+  links up to 49 points fewer, ``research/noise_scale.py``);
 * correlated noise  y_i = x_i + e_i,  e_i ~ N(0, a Sigma)  (covariance a times Sigma_XX);
 * multiplicative noise  y_ij = x_ij * e_ij,  e_ij ~ U(1 - b, 1 + b).
 

@@ -392,8 +392,12 @@ def pdist_partners(n: int, P: int, rng: np.random.Generator, variant: str = "dis
     ``PDIST_MAX_DRAWS`` times, so in practice every record finds a partner while another position
     is free). Without the repetition the records near the top of the file keep their values at
     large p (Census, p = 100: DBRL 2.3 %, RBRL-Sum 5.4 %, where Muralidhar & Domingo-Ferrer (2016) Table 3 prints 0.0; with
-    it 0.0 and 0.0, ``research/pdist_bounds.py``). The three readings of the garbled
-    definition:
+    it 0.0 and 0.0, ``research/pdist_bounds.py``). The repetition was chosen on that Table 3
+    alone; the Nin, Herranz & Torra (2008, rank swapping) Table 7 counts (EIA, annotated-union
+    RS-RL / DBRL, p = 2 and 4; published 1443 / 1267, 419 / 330) were then compared under both
+    versions: 1510 / 1317, 494 / 401 without it, 1455 / 1243, 441 / 341 with it (docs/differences.md,
+    group 6; ``research/pdist_bounds.py --table7``), so they are calibration rows too. The three
+    readings of the garbled definition:
 
     * ``"distance"`` (default; Nin, Herranz & Torra (2008, rank swapping): "x_ij and x_lj are swapped, where l = i + r", r the
       normal draw): the partner is i + m; if it is already swapped, the nearest still-unswapped

@@ -15,7 +15,13 @@ Status of a published cell (:func:`status`):
 
 Text claims about the best value of a sweep (``min_eq``, ``min_in``) compare the minimum of our
 cell means with the paper's minimum. Both are minima of noisy means and so biased low; the rule
-text gives an upper bound on our bias (:func:`min_selection_bias`), nothing is corrected.
+text gives an upper bound on our bias (:func:`min_selection_bias`), nothing is corrected. A claim
+that values exceed a bound (``gt``) is no published value but a bound: it matches when every
+regenerated value of its cells exceeds the bound, whatever the distance, is close when the
+smallest is at most 1 point below it, and differs otherwise; a claim that *only* its cells exceed
+the bound (``gt_only``) also needs every other cell of the same sweep (data set, method, measure)
+to stay at or below it (:func:`exceeds_only`). :data:`STATUS_RULES` states the rules once for
+every document that shows them.
 
 Each row is also a ``calibration`` or a ``held-out`` row: calibration rows are those any open
 choice of the replication was chosen on, or any research script compared with
@@ -232,6 +238,46 @@ def _claim_values(agg: pd.DataFrame, cfg: dict, c, m: int | None) -> pd.DataFram
     return sub.iloc[0:0]
 
 
+def exceeds_only(agg: pd.DataFrame, cfg: dict, c, vals: pd.DataFrame, value: float) -> pd.DataFrame:
+    """The cells that contradict a ``gt_only`` claim: every other cell of the claim's sweep (its
+    paper, data set, method and measure; per number of known attributes, not the averaged rows)
+    whose mean exceeds ``value``. ``vals``: the claim's own cells (:func:`_claim_values`)."""
+    sub = _lookup(agg, cfg, c["paper"], None)
+    sub = sub[(sub.dataset == c["dataset"]) & (sub.method == c["method"]) & (sub.measure == c["measure"])
+              & sub.known.str.isdigit()]
+    sub = sub.drop(index=vals.index, errors="ignore")
+    return sub[sub["mean"] > value]
+
+
+def _only_part(agg: pd.DataFrame, cfg: dict, c, vals: pd.DataFrame, value: float, st: str,
+               rule: str) -> tuple[str, str]:
+    """Status and rule of a ``gt_only`` claim from those of its ``gt`` part: ``differs``, with the
+    contradicting cells named, when any other cell of the sweep exceeds ``value``."""
+    others = exceeds_only(agg, cfg, c, vals, value)
+    if others.empty:
+        return st, rule + f"; 'only' holds: no other cell exceeds {value:g}"
+    worst = others.loc[others["mean"].idxmax()]
+    return "differs", (f"{rule}; 'only' fails: {len(others)} other cells exceed {value:g} (largest "
+                       f"{_param_label(worst['param'])}, {worst['known']} known: {worst['mean']:.1f}; "
+                       f"{', '.join(_cells_by_param(others))})")
+
+
+def _cells_by_param(cells: pd.DataFrame) -> list[str]:
+    """``"p=4: 4-13 known"``-style summaries of ``cells`` per param, in sweep order."""
+    out = []
+    for param, g in cells.sort_values("order", kind="stable").groupby("param", sort=False):
+        known = sorted(int(k) for k in g.known)
+        span = (str(known[0]) if len(known) == 1 else f"{known[0]}-{known[-1]}"
+                if known == list(range(known[0], known[-1] + 1)) else ",".join(map(str, known)))
+        out.append(f"{_param_label(param)}: {span} known")
+    return out
+
+
+def _param_label(param) -> str:
+    """A cell's param as the claims write it (``p=2`` for the bare ``2`` of a rank-swapping sweep)."""
+    return str(param) if "=" in str(param) or not str(param).isdigit() else f"p={param}"
+
+
 def check_claims(agg: pd.DataFrame, claims: pd.DataFrame, cfg: dict, shapes: dict) -> pd.DataFrame:
     """One row per text claim; ``shapes``: :func:`read_shapes` (m for "half of the attributes")."""
     rows = []
@@ -246,14 +292,16 @@ def check_claims(agg: pd.DataFrame, claims: pd.DataFrame, cfg: dict, shapes: dic
             means = vals["mean"].to_numpy(float)
             if op in ("min_eq", "min_in"):
                 i = int(np.argmin(means))
-            elif op == "gt":
+            elif op in ("gt", "gt_only"):
                 i = int(np.argmin(means))  # the claim holds when even the smallest value exceeds
             else:
                 i = int(np.argmax(means)) if len(means) > 1 else 0
             regenerated, sd, n = float(means[i]), float(vals["sd"].iloc[i]), int(vals["n"].iloc[i])
-            if op == "gt":
+            if op in ("gt", "gt_only"):
                 st = "match" if regenerated > value else ("close" if regenerated > value - 1.0 else "differs")
                 rule = "claim 'exceeds' holds for every value" if st == "match" else "claim 'exceeds' fails"
+                if op == "gt_only":
+                    st, rule = _only_part(agg, cfg, c, vals, value, st, rule)
             elif op == "min_in" and value <= regenerated <= hi:
                 st, rule = "match", "minimum inside the published range"
             else:
@@ -584,20 +632,43 @@ def _share_line(what: str, s: dict) -> str:
                                                    if s.get("unconverged") else ".")
 
 
-RULES_TEXT = [
-    "Every published table cell and text claim against its regenerated value. Status rules:",
-    "`match` = within the published rounding, or for randomised cells within two combined standard errors",
-    "*and* within the absolute bound below; `close` = within the absolute bound, 1 point (percentages,",
-    "scores, IL) or 1 % of n (record counts), *and* at most 20 % off the published value;",
-    "`unconverged` = a PRL-based value (PLD and the scores built on it) of a cell where some EM fit did",
-    "not converge: not compared, counted apart; `differs` = anything else. Claims about the best value",
-    "of a sweep compare the minimum of our cell means with the paper's (both biased low by selection;",
-    "the row's rule gives the bound on ours). `calibration` rows are those an open choice of the",
-    "replication was chosen on or a research script compared with (`docs/calibration.yaml` and the",
-    "`# compares:` line of each evidence file); every other row is `held-out`: no script ever looked at",
-    "it. Each `differs` row names its cause (pinned in `docs/differing_cells.csv`); the evidence is in",
-    f"`{EXPLANATIONS_FILE}`, section \"Results and every `differs`\".",
-]
+#: The status rules, one Markdown bullet each: the one statement of them, which
+#: ``tables/replication.md`` (:func:`markdown_report`), REPLICATION.md (region ``check:rules`` of
+#: :mod:`sdcrisk.replication.prose`) and the notebooks (``workflow/scripts/notebook_support.py``) show.
+STATUS_RULES = (
+    "`match`: within the published rounding; for a randomised cell also within two combined standard "
+    "errors (the paper's replicate count per table: `tables/replication.md`, \"Per table\"), but only inside "
+    "the absolute bound below.",
+    "`close`: within the absolute bound, 1 point (percentages, scores, IL) or 1 % of n (record counts), "
+    f"*and* at most {100 * CLOSE_RELATIVE:.0f} % off the published value.",
+    "`unconverged`: PLD, or a score built on it, of a cell where some PRL fit (EM) did not converge: not "
+    "compared, counted apart (shares are over the rows compared).",
+    "`differs`: anything else, each row pinned with its cause in `docs/differing_cells.csv` (a test fails "
+    "when that set changes); `missing`: no regenerated value.",
+    "Claims about the best value of a sweep (`min_eq`, `min_in`: Nin, Herranz & Torra (2008) Tables 4-6 "
+    "text) compare the minimum of our cell means with the paper's; both minima of noisy means are biased "
+    "low, the row's rule gives our bias bound (`sdcrisk.replication.check.min_selection_bias`), nothing is "
+    "corrected.",
+    "Claims that values exceed a bound (`gt`: \"more than 70 %\") state a bound, not a value: `match` when "
+    "every regenerated value of the claim's cells exceeds it, whatever the distance; `close` when the "
+    "smallest is at most 1 point below it; else `differs`. A claim that *only* its cells exceed the bound "
+    "(`gt_only`) also needs every other cell of the same sweep (data set, method, measure, per number of "
+    "known attributes) at or below it; the row's rule names the cells that are not.",
+    "*Calibration* rows: any research script compared with them or any open choice was made on them "
+    "(each evidence file declares its rows in one `# compares: [...]` line; `docs/calibration.yaml` names "
+    "the files; the check derives the split). *Held-out* rows were never compared with.",
+)
+
+
+def rules_markdown() -> str:
+    """:data:`STATUS_RULES` as a Markdown list."""
+    return "\n".join(f"- {r}" for r in STATUS_RULES)
+
+
+RULES_TEXT = ["Every published table cell and text claim against its regenerated value. Status rules:", "",
+              rules_markdown(), "",
+              "Each `differs` row names its cause; the evidence is in "
+              f"`{EXPLANATIONS_FILE}`, section \"Results and every `differs`\"."]
 
 
 def markdown_report(result: pd.DataFrame, summary: dict, groups: list[dict] = (), choices: list[dict] = (),

@@ -5,6 +5,8 @@ that this module rewrites, so the text cannot drift from the check:
 
 * ``<!-- check:per-paper -->`` ... ``<!-- /check -->``: the per-paper table
   (:func:`sdcrisk.replication.check.per_paper_table`);
+* ``<!-- check:rules -->`` ... ``<!-- /check -->``: the status rules, as the check applies them
+  (:data:`sdcrisk.replication.check.STATUS_RULES`);
 * ``<!-- check: WHAT [paper=ID] [tables=T1,T2] [split=calibration|held-out] -->text<!-- /check -->``
   inline, where WHAT is ``ok`` ("12 of 40": rows that match or are close, of the rows compared),
   ``okpct`` ("12 of 40 (30 %)"), ``rows`` (all rows, compared or not) or a status name
@@ -21,7 +23,7 @@ import json
 import re
 from pathlib import Path
 
-from .check import CALIBRATION, HELD_OUT, STATUSES, per_paper_table
+from .check import CALIBRATION, HELD_OUT, STATUSES, per_paper_table, rules_markdown
 
 REGION = re.compile(r"(<!-- check:\s*(?P<spec>[^>]*?)\s*-->)(?P<body>.*?)(<!-- /check -->)", re.S)
 SPLITS = ("all", CALIBRATION, HELD_OUT)
@@ -42,6 +44,8 @@ def render_spec(spec: str, summary: dict) -> str:
     """The text of one region (module docstring); ValueError for an unknown or empty selection."""
     if spec == "per-paper":
         return "\n" + "\n".join(per_paper_table(summary)) + "\n"
+    if spec == "rules":
+        return "\n" + rules_markdown() + "\n"
     what, *opts = spec.split()
     kv = dict(o.split("=", 1) for o in opts if "=" in o)
     if len(kv) != len(opts) or set(kv) - {"paper", "tables", "split"} or kv.get("split", "all") not in SPLITS:

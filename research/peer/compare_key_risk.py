@@ -67,7 +67,7 @@ def compare_case(work: Path, case: pd.Series) -> list[dict]:
     def add(measure: str, a, b, left_out: int = 0):
         d = relative_difference(a, b)
         worst = float(d.max()) if d.size else 0.0
-        rows.append({"case": case["name"], "measure": measure, "values": int(d.size), "left_out": left_out,
+        rows.append({"case": case["name"], "measure": measure, "compared": int(d.size), "left_out": left_out,
                      "max_rel_diff": worst, "pass": bool(worst <= TOLERANCE)})
 
     for col in ["fk", "Fk", "risk"]:
@@ -130,10 +130,10 @@ def main(argv=None) -> int:
         *[f"| {c['name']} | {n[c['name']]} | {c['keys']} | {c['weights'] or '(none)'} | {c['sensitive']} |"
           for _, c in cases.iterrows()],
         "",
-        "| case | measure | values | left out | max_rel_diff | pass |",
+        "| case | measure | compared | left out | max_rel_diff | pass |",
         "|---|---|---:|---:|---:|---|",
-        *[f"| {r.case} | {r.measure} | {r.values} | {r.left_out} | {r.max_rel_diff:.3g} | {'yes' if r['pass'] else 'NO'} |"
-          for _, r in table.iterrows()],
+        *[f"| {case} | {measure} | {compared} | {left_out} | {worst:.3g} | {'yes' if ok else 'NO'} |"
+          for case, measure, compared, left_out, worst, ok in table.itertuples(index=False)],
         "",
         f"{int(table['pass'].sum())} of {len(table)} comparisons pass.",
         "",

@@ -109,5 +109,5 @@ for (cs in cases) {
 write_table(manifest, file.path(out, "cases.csv"))
 
 desc <- packageDescription("sdcMicro")
-writeLines(c(R.version.string, paste("sdcMicro", desc$Version), paste("sdcMicro commit", desc$RemoteSha)),
+writeLines(c(paste("R", getRversion()), paste("sdcMicro", desc$Version), paste("sdcMicro commit", desc$RemoteSha)),
            file.path(out, "session.txt"))

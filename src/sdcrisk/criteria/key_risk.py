@@ -191,7 +191,6 @@ def frequencies(data: pd.DataFrame, keys, weights: str | None = None) -> tuple[n
     mask = (present * (np.int64(1) << np.arange(K, dtype=np.int64))).sum(axis=1)
     ALL, NONE = (1 << K) - 1, 0
     patterns = {int(m): np.flatnonzero(mask == m) for m in np.unique(mask)}
-    on = {m: [j for j in range(K) if m >> j & 1] for m in patterns}
     for m, target in patterns.items():
         if m == NONE:
             fk[target], Fk[target] = n, w.sum()
@@ -206,7 +205,7 @@ def frequencies(data: pd.DataFrame, keys, weights: str | None = None) -> tuple[n
         f = np.zeros(len(target))
         F = np.zeros(len(target))
         for common, rows in by_common.items():
-            a, b = _counts_on(codes, np.concatenate(rows), target, on[common], w)
+            a, b = _counts_on(codes, np.concatenate(rows), target, [j for j in range(K) if common >> j & 1], w)
             f += a
             F += b
         fk[target], Fk[target] = f, F

@@ -131,8 +131,11 @@ def _codes(s: pd.Series) -> np.ndarray:
     return codes.astype(np.int64, copy=False)
 
 
-def _cell_ids(codes: list[np.ndarray], n: int) -> np.ndarray:
-    """Dense ids (0..G-1) of the distinct rows of ``codes`` (each >= -1), -1 being a value."""
+def _cell_ids(codes: list[np.ndarray], n: int, dense: bool = False) -> tuple[np.ndarray, int]:
+    """Ids in ``[0, size)`` of the distinct rows of ``codes`` (each >= -1, -1 being a value) and
+    ``size``: mixed-radix codes while their range stays within ``max(2n, 2**20)`` (no hashing),
+    factorised beyond or where ``dense`` (every id in ``[0, size)`` then used)."""
+    cap = 0 if dense else max(2 * n, 2**20)
     ids = np.zeros(n, dtype=np.int64)
     size = 1
     for c in codes:
@@ -143,21 +146,11 @@ def _cell_ids(codes: list[np.ndarray], n: int) -> np.ndarray:
             size = len(uniques)
         ids = ids * card + (c + 1)
         size *= card
-    return pd.factorize(ids)[0].astype(np.int64, copy=False)
-
-
-def _counts_on(codes: np.ndarray, source: np.ndarray, target: np.ndarray, on: list[int],
-               w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For every record of ``target`` (row indices), the number and the total weight of the
-    records of ``source`` equal to it on the key columns ``on`` (all of ``source`` if none)."""
-    if not on:
-        return np.full(len(target), float(len(source))), np.full(len(target), w[source].sum())
-    rows = np.concatenate([source, target])
-    ids = _cell_ids([codes[rows, j] for j in on], len(rows))
-    g = int(ids.max()) + 1
-    src, tgt = ids[:len(source)], ids[len(source):]
-    return (np.bincount(src, minlength=g)[tgt].astype(np.float64),
-            np.bincount(src, weights=w[source], minlength=g)[tgt])
+    if size > cap:
+        ids, uniques = pd.factorize(ids)
+        ids = ids.astype(np.int64, copy=False)
+        size = len(uniques)
+    return ids, size
 
 
 def frequencies(data: pd.DataFrame, keys, weights: str | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -167,20 +160,23 @@ def frequencies(data: pd.DataFrame, keys, weights: str | None = None) -> tuple[n
     keys = _check_columns(data, keys, "key")
     if not keys:
         raise ValueError("at least one key column is needed")
-    n = len(data)
-    w = check_weights(data, weights) if weights is not None else np.ones(n)
-    codes = np.column_stack([_codes(data[k]) for k in keys]) if n else np.zeros((0, len(keys)), np.int64)
-    present = codes >= 0
-    if present.all():
-        ids = _cell_ids(list(codes.T), n)
-        fk = np.bincount(ids)[ids].astype(np.float64)
-        Fk = np.bincount(ids, weights=w)[ids]
+    w = check_weights(data, weights) if weights is not None else np.ones(len(data))
+    return _frequencies([_codes(data[k]) for k in keys], w)
+
+
+def _frequencies(codes: list[np.ndarray], w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`frequencies` from the keys' codes (-1 missing) and the weights."""
+    n, K = len(w), len(codes)
+    present = [c >= 0 for c in codes]
+    if all(p.all() for p in present):
+        ids, size = _cell_ids(codes, n)
+        fk = np.bincount(ids, minlength=size)[ids].astype(np.float64)
+        Fk = np.bincount(ids, weights=w, minlength=size)[ids]
         return fk, Fk
-    K = len(keys)
     fk, Fk = np.empty(n), np.empty(n)
     if K == 1:
-        na = ~present[:, 0]
-        ids = codes[:, 0]
+        na = ~present[0]
+        ids = codes[0]
         full = np.flatnonzero(~na)
         fk[na], Fk[na] = n, w.sum()
         if len(full):
@@ -188,26 +184,41 @@ def frequencies(data: pd.DataFrame, keys, weights: str | None = None) -> tuple[n
             fk[full] = np.bincount(ids[full], minlength=g)[ids[full]] + na.sum()
             Fk[full] = np.bincount(ids[full], weights=w[full], minlength=g)[ids[full]] + w[na].sum()
         return fk, Fk
-    mask = (present * (np.int64(1) << np.arange(K, dtype=np.int64))).sum(axis=1)
+    mask = np.zeros(n, dtype=np.int64)
+    for j, p in enumerate(present):
+        mask |= p.astype(np.int64) << j
     ALL, NONE = (1 << K) - 1, 0
     patterns = {int(m): np.flatnonzero(mask == m) for m in np.unique(mask)}
+    on_keys: dict[int, tuple[np.ndarray, int]] = {}  # common keys -> every record's cell on them
+    counted: dict[tuple[int, int], tuple[np.ndarray, np.ndarray]] = {}  # (common, pattern) -> counts
+
+    def counts(common: int, m2: int, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Records of pattern m2 equal on the keys ``common`` to each record of ``target``."""
+        rows = patterns[m2]
+        if common == NONE:
+            return np.full(len(target), float(len(rows))), np.full(len(target), w[rows].sum())
+        if common not in on_keys:
+            on_keys[common] = _cell_ids([codes[j] for j in range(K) if common >> j & 1], n)
+        ids, size = on_keys[common]
+        if (common, m2) not in counted:
+            counted[common, m2] = (np.bincount(ids[rows], minlength=size).astype(np.float64),
+                                   np.bincount(ids[rows], weights=w[rows], minlength=size))
+        f, F = counted[common, m2]
+        return f[ids[target]], F[ids[target]]
+
     for m, target in patterns.items():
         if m == NONE:
             fk[target], Fk[target] = n, w.sum()
             continue
         # the records compatible with pattern m: equal on the keys both have; a complete record
         # is not matched by records with every key missing (sdcMicro 5.8.1, see the docstring)
-        sources = [m2 for m2 in patterns if not (m == ALL and m2 == NONE)]
-        # sources sharing the same common keys are counted in one pass
-        by_common: dict[int, list[np.ndarray]] = {}
-        for m2 in sources:
-            by_common.setdefault(m & m2, []).append(patterns[m2])
         f = np.zeros(len(target))
         F = np.zeros(len(target))
-        for common, rows in by_common.items():
-            a, b = _counts_on(codes, np.concatenate(rows), target, [j for j in range(K) if common >> j & 1], w)
-            f += a
-            F += b
+        for m2 in patterns:
+            if not (m == ALL and m2 == NONE):
+                a, b = counts(m & m2, m2, target)
+                f += a
+                F += b
         fk[target], Fk[target] = f, F
     return fk, Fk
 
@@ -260,7 +271,8 @@ def _sensitive_codes(s: pd.Series, missing) -> tuple[np.ndarray, np.ndarray]:
     return codes, is_code
 
 
-def l_diversity(data: pd.DataFrame, keys, sensitive, c: float = 2.0, missing=MISSING_CODE) -> pd.DataFrame:
+def l_diversity(data: pd.DataFrame, keys, sensitive, c: float = 2.0, missing=MISSING_CODE,
+                _key_codes: list[np.ndarray] | None = None) -> pd.DataFrame:
     """Distinct, entropy and recursive (c, l) l-diversity of each sensitive column within each
     record's key cell (records equal on every key, a missing key value being a value of its own),
     per record: columns ``S_Distinct_Ldiversity``, ``S_Entropy_Ldiversity``,
@@ -273,8 +285,7 @@ def l_diversity(data: pd.DataFrame, keys, sensitive, c: float = 2.0, missing=MIS
     if not c > 0:
         raise ValueError(f"the recursive l-diversity constant c must be > 0, got {c!r}")
     n = len(data)
-    cell = _cell_ids([_codes(data[k]) for k in keys], n)
-    G = int(cell.max(initial=-1)) + 1
+    cell, G = _cell_ids(_key_codes or [_codes(data[k]) for k in keys], n, dense=True)
     size = np.bincount(cell, minlength=G).astype(np.float64)
     out = {}
     for s in sensitive:
@@ -282,8 +293,7 @@ def l_diversity(data: pd.DataFrame, keys, sensitive, c: float = 2.0, missing=MIS
         n_missing = np.bincount(cell[is_code], minlength=G).astype(np.float64)
         keep = np.flatnonzero(~is_code)
         # one entry per (cell, category) present
-        pair = _cell_ids([cell[keep], codes[keep]], len(keep))
-        P = int(pair.max(initial=-1)) + 1
+        pair, P = _cell_ids([cell[keep], codes[keep]], len(keep), dense=True)
         pair_count = np.bincount(pair, minlength=P).astype(np.float64)
         pair_cell = np.zeros(P, dtype=np.int64)
         pair_cell[pair] = cell[keep]
@@ -323,11 +333,16 @@ def key_risk(data: pd.DataFrame, keys, weights: str | None = None, sensitive=(),
     constant; ``missing``: the missing-value code of numeric sensitive columns."""
     keys = _check_columns(data, keys, "key")
     sensitive = _check_columns(data, sensitive, "sensitive")
-    fk, Fk = frequencies(data, keys, weights)
+    if not keys:
+        raise ValueError("at least one key column is needed")
+    w = check_weights(data, weights) if weights is not None else np.ones(len(data))
+    codes = [_codes(data[k]) for k in keys]
+    fk, Fk = _frequencies(codes, w)
     r = individual_risk(fk, Fk if weights is not None else None)
     records = pd.DataFrame({"fk": fk, "Fk": Fk, "risk": r}, index=data.index)
     if sensitive:
-        records = pd.concat([records, l_diversity(data, keys, sensitive, c=c, missing=missing)], axis=1)
+        ldiv = l_diversity(data, keys, sensitive, c=c, missing=missing, _key_codes=codes)
+        records = pd.concat([records, ldiv], axis=1)
     n = len(data)
     er = float(r.sum())
     return KeyRisk(keys=keys, weights=weights, sensitive=sensitive, n=n, records=records,

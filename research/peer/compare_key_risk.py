@@ -26,6 +26,7 @@ Writes ``research/peer/results/key_risk.csv`` (one row per case and measure) and
 from __future__ import annotations
 
 import argparse
+import os
 import platform
 import shutil
 import subprocess
@@ -96,7 +97,7 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    return f"{platform.system()} {platform.release()}, {cpu}, Python {platform.python_version()}"
+    return f"{platform.system()} {platform.release()}, {cpu} ({os.cpu_count()} cores), Python {platform.python_version()}"
 
 
 def main(argv=None) -> int:

@@ -143,4 +143,14 @@ def report_meta(original: str, masked: list[str], tables: list, seed: int, argv:
     blocking = {path: t.attrs["blocking"] for path, t in zip(masked, tables) if t.attrs.get("blocking")}
     return {"original": original, "masked": list(masked), "pairing": tables[0].attrs.get("pairing", ""),
             "warnings": warned, "seed": seed, "command": shlex.join(["sdcrisk", *argv]),
-            "blocking": blocking, "max_risk": max_risk, "left_out": dict(tables[0].attrs.get("left_out") or {})}
+            "blocking": blocking, "max_risk": max_risk, "left_out": dict(tables[0].attrs.get("left_out") or {}),
+            **_sample_meta(masked, tables)}
+
+
+def _sample_meta(masked: list[str], tables: list) -> dict:
+    """``release_type`` ("one to one" or "sample", :mod:`sdcrisk.assess.sample`) and, for samples,
+    ``sample``: per masked file its sizes, precision-recall tables and sample-unique measures."""
+    kinds = {t.attrs.get("release_type", "one to one") for t in tables}
+    out = {"release_type": kinds.pop() if len(kinds) == 1 else "mixed"}
+    samples = {path: t.attrs["sample"] for path, t in zip(masked, tables) if t.attrs.get("sample")}
+    return {**out, "sample": samples} if samples else out

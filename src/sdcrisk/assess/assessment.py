@@ -258,6 +258,9 @@ class Pair:
     keys: list[str]
     pairing: str
     warnings: list[str] = field(default_factory=list)
+    #: a sample release (:mod:`sdcrisk.assess.sample`): the original row of each masked record
+    #: (``y`` has these rows, ``x`` every original record); None for a one-to-one release
+    rows: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -300,8 +303,14 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
     if len(original) < 2:
         raise AssessError(f"{no}: has {len(original)} record(s); expected at least 2")
     if len(original) != len(masked):
+        if id is not None:  # a sample of the original's records (sdcrisk.assess.sample)
+            from .sample import pair_sample
+
+            return pair_sample(original, masked, ids_o, ids_m, id, cols, categorical, (no, nm))
         raise AssessError(f"{no} has {len(original)} records and {nm} {len(masked)}; the masked file must "
-                          "hold one record per original record")
+                          "hold one record per original record" + (
+                              "; for a sample release (a subset of the original's records) name the id column "
+                              "both files share with --id" if len(masked) < len(original) else ""))
     if id is not None:
         missing = ~ids_o.isin(set(ids_m))
         if missing.any():
@@ -319,6 +328,14 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
         cols.remove(c)
         warned.append(f"column {c!r} is unique per record and identical in both files (an identifier): left out "
                       "of the attacks; name it with --id to pair records by it")
+    return _typed_pair(original, masked, cols, categorical, (no, nm), pairing, warned)
+
+
+def _typed_pair(original: pd.DataFrame, masked: pd.DataFrame, cols: list[str], categorical, names, pairing: str,
+                warned: list[str], rows: np.ndarray | None = None) -> Pair:
+    """The :class:`Pair` of checked tables: attributes typed, numbers checked, categories coded;
+    ``rows``: a sample release's original row of each masked record (:mod:`sdcrisk.assess.sample`)."""
+    no, nm = names
     if not cols:
         raise AssessError(f"{no}: no attribute columns besides identifiers")
     original, masked, read = _text_numbers(original, masked, cols, categorical or [], (no, nm))
@@ -332,11 +349,12 @@ def pair_files(original: pd.DataFrame, masked: pd.DataFrame, id: str | None = No
     x = _numeric(original, no, nums, allow_constant=False)
     y = _numeric(masked, nm, nums, allow_constant=True)
     cx = np.zeros((len(original), len(cats)), dtype=np.int64)
-    cy = np.zeros_like(cx)
+    cy = np.zeros((len(masked), len(cats)), dtype=np.int64)
     for j, c in enumerate(cats):
         cx[:, j], cy[:, j] = codes(original[c], masked[c])
-    keys = [c for j, c in enumerate(cats) if np.array_equal(cx[:, j], cy[:, j])]
-    return Pair(x, y, cx, cy, cols, nums, cats, keys, pairing, warned)
+    paired = cx if rows is None else cx[rows]
+    keys = [c for j, c in enumerate(cats) if np.array_equal(paired[:, j], cy[:, j])]
+    return Pair(x, y, cx, cy, cols, nums, cats, keys, pairing, warned, rows)
 
 
 _THOUSANDS = r"[+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d*)?|[+-]?\.\d+"  # 1,234 / 1,234.5 / -12 / .5
@@ -826,6 +844,11 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     columns = pair.columns
     sets = scenarios_from(columns, known, scenarios)
     todo = attack_names(attacks)
+    if pair.rows is not None:  # a sample of the original's records (sdcrisk.assess.sample)
+        from .sample import assess_sample
+
+        return assess_sample(pair, sets, todo, attacks=attacks, information_loss=information_loss, seed=seed,
+                             say=say, names=names, idle=idle)
     n = pair.n
     perm = np.random.Generator(np.random.PCG64(seed)).permutation(n)
     warnings_out = list(pair.warnings)

@@ -730,7 +730,8 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
     warned = meta.get("warnings") or []
     verdict = gate(results, float(meta["max_risk"]), warned) if meta.get("max_risk") is not None else None
     lines = verdict["lines"] if verdict else []
-    doc = {"meta": _plain(info), "units": UNITS_TEXT, "headline_text": sentence, "headline": _records(top),
+    doc = {"release_type": meta.get("release_type", "one to one"), "meta": _plain(info), "units": UNITS_TEXT,
+           "headline_text": sentence, "headline": _records(top),
            "intruder": dict(intruder), "blocking": _plain(meta.get("blocking") or {}), "gate": lines,
            "gate_status": verdict["status"] if verdict else None, "not_run": _records(missing_rows(results)),
            "left_out": dict(meta.get("left_out") or {}),
@@ -744,7 +745,9 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
                      "than shown, and the --max-risk gate cannot pass; not applicable: the attack does not apply to "
                      "the file and links nothing; bounded: the attack can link at most what another attack already "
                      "linked, so the default set did not run it to the end):")
-    md = ["# Disclosure risk and information loss", "",
+    from .sample import release_line, sample_markdown
+
+    md = [f"# Disclosure risk and information loss{release_line(meta)}", "",
           f"Original file: `{meta.get('original', '')}`. Records paired by {pairing}.", "",
           stamp, "",
           *[f"**Warning:** {w}\n" for w in warned],
@@ -755,7 +758,7 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
           *([left_intro, "", *[f"- {m}" for m in left_out], ""] if left_out else []),
           "## What the intruder knows and does", "", *[f"- **{n}**: {t}" for n, t in intruder], "",
           *(["## Blocking", "", *[f"- {b}" for b in blocking], ""] if blocking else []),
-          "## Disclosure risk", "", _markdown_table(risk, risk_notes), "",
+          "## Disclosure risk", "", _markdown_table(risk, risk_notes), "", *sample_markdown(meta),
           *(["Tie draws:", "", *[f"- {d}" for d in draws], ""] if draws else []),
           "## Information loss (%)", "", _markdown_table(loss), "", "## Units", "", UNITS_TEXT, ""]
     esc = html.escape
@@ -768,7 +771,7 @@ td,th{{border:1px solid #bbb;padding:0.25em 0.5em;text-align:right;vertical-alig
 .nowrap{{white-space:nowrap}}.text{{text-align:left}}
 td.note,th.note{{text-align:left;min-width:16em;white-space:normal}}
 ol.notes{{font-size:0.85em}}img{{max-width:100%}}.headline{{font-size:1.15em;font-weight:bold}}</style></head><body>
-<h1>Disclosure risk and information loss</h1>
+<h1>Disclosure risk and information loss{esc(release_line(meta))}</h1>
 <p>Original file: <code>{esc(str(meta.get('original', '')))}</code>. Records paired by {esc(pairing)}.</p>
 <p>{esc(stamp)}</p>
 {"".join(f'<p style="color:#a00"><b>Warning:</b> {esc(w)}</p>' for w in warned)}
@@ -785,6 +788,7 @@ ol.notes{{font-size:0.85em}}img{{max-width:100%}}.headline{{font-size:1.15em;fon
 <h2>Disclosure risk per attack</h2><img alt="disclosure risk per attack" src="data:image/png;base64,{chart_png}">
 {_html_table(risk, risk_notes, wide=True)}
 {("<p>Tie draws:</p><ul>" + "".join(f"<li>{esc(d)}</li>" for d in draws) + "</ul>") if draws else ""}
+{f"<h2>Sample release</h2><pre>{esc(chr(10).join(sample_markdown(meta)))}</pre>" if meta.get("sample") else ""}
 <h2>Information loss (%)</h2>{_html_table(loss)}
 <h2>Units</h2><p>{esc(UNITS_TEXT)}</p>
 </body></html>

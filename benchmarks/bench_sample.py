@@ -1,0 +1,108 @@
+"""``sdcrisk assess`` on a sample release: an original of N records x 10 and a masked sample of n of
+them (additive noise, 0.5 sd of each attribute, and one unchanged categorical key of 50 levels).
+
+    python benchmarks/bench_sample.py [--sizes 1000000:100000,10000000:1000000] [--out benchmarks/results]
+
+Each size runs the whole command in a fresh process (default attacks; the sample assessment adds
+DBRL: sdcrisk.assess.sample), numba cache filled beforehand by one small run. The wall time is the
+whole command's (reading the parquet files, pairing, every attack, the sample-unique measures,
+information loss and the report); the peak memory is the child's maximum resident size
+(``ru_maxrss`` of the waited-for children). Per-attack seconds come from report.json. Results go
+to sample.csv and sample.md in --out, with the machine and the command. The machine is shared with
+other processes (other agents' jobs ran beside it): the times are upper bounds of a quiet machine's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def make_files(big: int, small: int, where: Path, seed: int = 0) -> tuple[Path, Path]:
+    rng = np.random.Generator(np.random.PCG64(seed))
+    x = rng.normal(size=(big, 10))
+    o = pd.DataFrame(x, columns=[f"v{j}" for j in range(10)])
+    o.insert(0, "rid", np.arange(big, dtype=np.int64))
+    o["region"] = rng.integers(0, 50, size=big).astype(str)
+    rows = np.sort(rng.choice(big, size=small, replace=False))
+    m = o.iloc[rows].reset_index(drop=True)
+    m[o.columns[1:11]] += rng.normal(scale=0.5, size=(small, 10))
+    m = m.iloc[rng.permutation(small)]
+    po, pm = where / f"original_{big}.parquet", where / f"sample_{small}.parquet"
+    o.to_parquet(po, index=False)
+    m.to_parquet(pm, index=False)
+    return po, pm
+
+
+def run(po: Path, pm: Path, out: Path) -> tuple[float, float, subprocess.CompletedProcess]:
+    cmd = [sys.executable, "-m", "sdcrisk.cli", "assess", str(po), str(pm), "--id", "rid", "--out", str(out),
+           "--quiet", "--no-timings"]
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - t0
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024.0
+    return seconds, peak, proc
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="1000000:100000")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results"))
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        run(*make_files(2000, 200, tmp), tmp / "warm")  # numba cache filled
+        for pair in args.sizes.split(","):
+            big, small = (int(v) for v in pair.split(":"))
+            t0 = time.perf_counter()
+            po, pm = make_files(big, small, tmp)
+            made = time.perf_counter() - t0
+            seconds, peak, proc = run(po, pm, tmp / f"rep{big}")
+            if proc.returncode != 0:
+                raise SystemExit(f"N={big}: exit {proc.returncode}: {proc.stderr[-2000:]}")
+            doc = json.loads((tmp / f"rep{big}" / "report.json").read_text())
+            res = pd.DataFrame(doc["results"])
+            attacks = res[(res.kind == "disclosure risk") & (res.measure != "ID")]
+            rows.append({"original": big, "released": small, "command_seconds": round(seconds, 1),
+                         "peak_mb_children": round(peak), "files_seconds": round(made, 1),
+                         **{f"{m}_percent": (round(p, 2) if p == p else None)
+                            for m, p in zip(attacks.measure, attacks.percent)}})
+            print(rows[-1], flush=True)
+            for f in (po, pm):
+                f.unlink()
+    keys = list(dict.fromkeys(k for r in rows for k in r))
+    with open(out / "sample.csv", "w", newline="") as fh:
+        w = csv.DictWriter(fh, keys)
+        w.writeheader()
+        w.writerows(rows)
+    machine = f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    md = ["# sdcrisk assess on a sample release", "",
+          f"Machine: {machine}; shared with other agents' jobs while measured (times are upper bounds).", "",
+          f"Command: `python benchmarks/bench_sample.py --sizes {args.sizes}` (each size: `sdcrisk assess "
+          "original.parquet sample.parquet --id rid --quiet --no-timings`, default attacks, numba cache filled).", "",
+          "Files: N x 10 normal attributes and a 50-level categorical key (unchanged); the release is a sample of n "
+          "records with noise of 0.5 sd added to every numeric attribute.", "",
+          "| " + " | ".join(keys) + " |", "|" + "---|" * len(keys)]
+    md += ["| " + " | ".join("" if r.get(k) is None else str(r.get(k)) for k in keys) + " |" for r in rows]
+    (out / "sample.md").write_text("\n".join(md) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,211 @@
+"""Linkage of a sample release to its original: the released file holds a subset of the
+original's records (a register or census), masked or not.
+
+The intruder holds the whole original (the population file) and links each *released* record to
+an original record: the direction of linkage goes from the smaller file to the larger, so every
+released record gets a link and the share of released records linked to their own original record
+is the risk (``truth[i]`` is the original row of released record ``i``). With as many released
+records as original ones (a one-to-one release in another order) the direction is the one-to-one
+attacks' (each original record linked to a released record) and the engines below give their
+numbers exactly.
+
+* :func:`sample_dbrl`: DBRL (Muralidhar & Domingo-Ferrer 2016, section 2) on coordinates already
+  on the distance's scale (each file standardised by its own mean and sd, as the one-to-one
+  attack does): the nearest original record by the exact k-d tree of :mod:`.neighbours`, inside
+  the block of equal categorical keys (a box query on the block code). Ties: credit ``1/t`` when
+  the true record is among the ``t`` equally near ones (:func:`.base.uniform_credit`).
+* :func:`distance_ratio`: the attack's own confidence, the ratio of the nearest to the second
+  nearest original distance within the block (Euclidean, in [0, 1]; 1 on a tie; near 0 when the
+  nearest is much closer than any other). An intruder keeps the links whose ratio is at most a
+  threshold (the nearest-neighbour distance ratio test of Lowe 2004).
+* :func:`sample_ranks` with :func:`sample_rbrl`: RBRL-Sum / RBRL-Max (same paper, section 3).
+  Ranks of a sample generalise through the empirical distribution: the released value of rank
+  ``s`` among the ``n`` released records sits at the quantile ``(s - 1/2) / n`` of its file, the
+  original value of rank ``r`` among ``N`` at ``(r - 1/2) / N``; both are compared on the
+  original's rank scale, ``N`` times the quantile (ranks within a block when there are keys).
+  Written with doubled average ranks and multiplied by ``n`` the coordinates are integers
+  (original ``n * 2r``, released ``(2s - 1) N + n``), so the L1 / L-infinity search and its tie
+  counts stay exact; for ``n = N`` they are ``N`` times the one-to-one attack's doubled ranks.
+* :func:`sample_gdbrl`: GDBRL (Herranz, Nin, Rodriguez & Tassa 2015) as a rectangular one-to-one
+  assignment: every released record to a distinct original record with the least total Euclidean
+  distance, solved exactly on the candidate graph of each released record's ``k`` nearest original
+  records of its block (``scipy.sparse.csgraph.min_weight_full_bipartite_matching``, LAPJVsp);
+  ``k`` doubles until a matching of every released record exists.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .base import uniform_credit
+from .neighbours import KDTree
+
+#: distance-ratio thresholds of the precision-recall table (:func:`precision_recall`)
+RATIO_THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+#: candidates per released record of the rectangular assignment, first try and upper limit
+GDBRL_CANDIDATES, GDBRL_CANDIDATES_MAX = 8, 128
+
+
+@dataclass
+class SampleLinks:
+    """Per query record (a released record; an original one when the files are equally large):
+    ``links`` the row linked to (-1: none), ``credit`` the expected correct link under uniform
+    random tie-breaking, ``ratio`` the distance ratio where the attack has it (None otherwise)."""
+
+    links: np.ndarray
+    credit: np.ndarray
+    ratio: np.ndarray | None = None
+    info: dict = field(default_factory=dict)
+
+
+def _box(blocks):
+    """The tree's keys and the queries' box (lo, hi) for block codes ``(bx, by)``, or Nones."""
+    if blocks is None:
+        return None, None, None
+    bx, by = (np.asarray(b, dtype=np.int64) for b in blocks)
+    return bx[:, None], by[:, None], by[:, None] + 1
+
+
+def sample_dbrl(xs: np.ndarray, ys: np.ndarray, truth: np.ndarray, blocks=None) -> SampleLinks:
+    """DBRL from the query file ``ys`` (released records) to the reference file ``xs`` (original
+    records): each row of ``ys`` to the nearest row of ``xs`` (squared Euclidean, exact; inside its
+    block when ``blocks = (bx, by)`` gives block codes of ``xs`` and ``ys``). ``truth[i]``: the row
+    of ``xs`` that row ``i`` of ``ys`` comes from."""
+    keys, lo, hi = _box(blocks)
+    tree = KDTree(xs, keys)
+    links, _, ties, hit = tree.query(np.ascontiguousarray(ys, dtype=np.float64), "sqeuclidean", lo=lo, hi=hi,
+                                     truth=np.asarray(truth, dtype=np.int64))
+    return SampleLinks(links, uniform_credit(ties, hit), info={"tied_records": int((ties > 1).sum())})
+
+
+def distance_ratio(xs: np.ndarray, ys: np.ndarray, blocks=None) -> np.ndarray:
+    """Per row of ``ys``: Euclidean distance to its nearest row of ``xs`` over the distance to the
+    second nearest (within the block when ``blocks`` is given), in [0, 1]; 1 when both are 0. A
+    row whose block holds one record of ``xs`` has ratio 0 (its keys alone single it out).
+
+    Blocks enter as one more coordinate, ``block code x step`` with ``step`` above every distance
+    inside a block: a row of another block is farther than every row of one's own, and inside a
+    block that coordinate adds exactly 0."""
+    xs = np.asarray(xs, dtype=np.float64)
+    ys = np.asarray(ys, dtype=np.float64)
+    if blocks is not None:
+        both = np.vstack([xs.min(axis=0), xs.max(axis=0), ys.min(axis=0), ys.max(axis=0)])
+        step = 2.0 * float(np.sqrt(np.sum((both.max(axis=0) - both.min(axis=0)) ** 2))) + 1.0
+        bx, by = (np.asarray(b, dtype=np.float64) for b in blocks)
+        xs = np.hstack([xs, (bx * step)[:, None]])
+        ys = np.hstack([ys, (by * step)[:, None]])
+    d, _ = KDTree(xs, unique=False).knn(ys, 2)
+    d = np.maximum(d, 0.0)
+    ratio = np.ones(ys.shape[0])
+    pos = d[:, 1] > 0
+    ratio[pos] = np.sqrt(d[pos, 0] / d[pos, 1])
+    if blocks is not None:  # the second row from another block: the record is alone in its block
+        ratio[d[:, 1] >= step * step] = 0.0
+    return np.minimum(ratio, 1.0)
+
+
+def precision_recall(credit: np.ndarray, confidence: np.ndarray, thresholds=RATIO_THRESHOLDS) -> list[dict]:
+    """For each threshold ``t``: the links an intruder keeps when keeping those with
+    ``confidence <= t`` (a distance ratio: smaller is surer), their number and share of all
+    links, the expected correct links among them, their precision (% correct, with a Wilson
+    interval over the kept links) and the recall (% of all records correctly linked and kept)."""
+    from ..measures.uncertainty import wilson_interval
+
+    credit = np.asarray(credit, dtype=np.float64)
+    confidence = np.asarray(confidence, dtype=np.float64)
+    n = credit.size
+    out = []
+    for t in thresholds:
+        keep = confidence <= t
+        k = int(keep.sum())
+        correct = float(credit[keep].sum())
+        low, high = wilson_interval(correct, k) if k else (float("nan"), float("nan"))
+        out.append({"threshold": float(t), "kept": k, "kept_percent": 100.0 * k / n, "correct": correct,
+                    "precision": 100.0 * correct / k if k else float("nan"), "precision_low": low,
+                    "precision_high": high, "recall": 100.0 * correct / n})
+    return out
+
+
+def _block_ranks(z: np.ndarray, blocks) -> np.ndarray:
+    """Doubled average ranks of every column of ``z`` within its block (int64)."""
+    import pandas as pd
+
+    if blocks is None:
+        from scipy.stats import rankdata
+
+        return np.rint(2.0 * rankdata(z, method="average", axis=0)).astype(np.int64)
+    ranks = pd.DataFrame(z).groupby(np.asarray(blocks)).rank(method="average").to_numpy()
+    return np.rint(2.0 * ranks).astype(np.int64)
+
+
+def sample_ranks(x: np.ndarray, y: np.ndarray, blocks=None) -> tuple[np.ndarray, np.ndarray]:
+    """The rank coordinates of the original ``x`` (N records) and the released ``y`` (n) on the
+    original's rank scale, integers (module docstring): ``n_b * 2r`` and ``(2s - 1) N_b + n_b``
+    with ``N_b``, ``n_b`` the records of the block in each file (the whole files without blocks)."""
+    bx, by = (np.zeros(x.shape[0], np.int64), np.zeros(y.shape[0], np.int64)) if blocks is None else \
+        (np.asarray(blocks[0], np.int64), np.asarray(blocks[1], np.int64))
+    size = int(max(bx.max(initial=0), by.max(initial=0))) + 1
+    big, small = np.bincount(bx, minlength=size), np.bincount(by, minlength=size)
+    r, s = _block_ranks(x, None if blocks is None else bx), _block_ranks(y, None if blocks is None else by)
+    xo = (small[bx][:, None] * r).astype(np.float64)
+    yo = ((s - 1) * big[by][:, None] + small[by][:, None]).astype(np.float64)
+    return xo, yo
+
+
+def sample_rbrl(xo: np.ndarray, yo: np.ndarray, truth: np.ndarray, criterion: str = "sum",
+                blocks=None, tree: KDTree | None = None) -> SampleLinks:
+    """RBRL-Sum (``criterion="sum"``, L1) or RBRL-Max (``"max"``, L-infinity) from the query
+    coordinates ``yo`` to the reference ``xo`` (:func:`sample_ranks`), exact, within blocks.
+    ``tree``: a tree over ``xo`` (with the block keys) built before, shared by both criteria."""
+    keys, lo, hi = _box(blocks)
+    tree = tree or KDTree(xo, keys)
+    links, _, ties, hit = tree.query(np.ascontiguousarray(yo), "l1" if criterion == "sum" else "linf",
+                                     lo=lo, hi=hi, truth=np.asarray(truth, dtype=np.int64))
+    return SampleLinks(links, uniform_credit(ties, hit), info={"tied_records": int((ties > 1).sum())})
+
+
+def sample_gdbrl(xs: np.ndarray, ys: np.ndarray, truth: np.ndarray, blocks=None,
+                 candidates: int = GDBRL_CANDIDATES) -> SampleLinks:
+    """GDBRL as a rectangular assignment (module docstring): each row of ``ys`` to a distinct row
+    of ``xs`` with the least total Euclidean distance over the candidate graph of its ``k``
+    nearest rows of ``xs`` in its block. Raises ``ValueError`` when no matching of every row of
+    ``ys`` exists with :data:`GDBRL_CANDIDATES_MAX` candidates."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
+    xs = np.asarray(xs, dtype=np.float64)
+    ys = np.asarray(ys, dtype=np.float64)
+    n, big = ys.shape[0], xs.shape[0]
+    xa, ya, step = xs, ys, np.inf
+    if blocks is not None:
+        both = np.vstack([xs.min(axis=0), xs.max(axis=0), ys.min(axis=0), ys.max(axis=0)])
+        step = 2.0 * float(np.sqrt(np.sum((both.max(axis=0) - both.min(axis=0)) ** 2))) + 1.0
+        xa = np.hstack([xs, (np.asarray(blocks[0], np.float64) * step)[:, None]])
+        ya = np.hstack([ys, (np.asarray(blocks[1], np.float64) * step)[:, None]])
+    tree = KDTree(xa, unique=False)
+    k = min(candidates, big)
+    while True:
+        d, idx = tree.knn(ya, k)
+        ok = d < step * step  # same block
+        rows = np.repeat(np.arange(n), k)[ok.ravel()]
+        # + 1: every matching has n edges, so a constant leaves the optimum alone and no cost is 0
+        cost = np.sqrt(np.maximum(d[ok], 0.0)) + 1.0
+        graph = csr_matrix((cost, (rows, idx[ok])), shape=(n, big))
+        try:
+            r, c = min_weight_full_bipartite_matching(graph)
+            break
+        except ValueError:
+            if k >= min(GDBRL_CANDIDATES_MAX, big):
+                raise ValueError(f"no one-to-one assignment of the released records among their {k} nearest "
+                                 "original records") from None
+            k = min(2 * k, GDBRL_CANDIDATES_MAX, big)
+    links = np.full(n, -1, dtype=np.int64)
+    links[r] = c
+    credit = (links == np.asarray(truth)).astype(np.float64)
+    return SampleLinks(links, credit, info={"candidates": k})
+
+
+__all__ = ["SampleLinks", "sample_dbrl", "distance_ratio", "precision_recall", "sample_ranks", "sample_rbrl",
+           "sample_gdbrl", "RATIO_THRESHOLDS"]

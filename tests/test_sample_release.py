@@ -1,0 +1,239 @@
+"""Sample releases (sdcrisk.assess.sample, sdcrisk.linkage.sample): the masked file holds a subset
+of the original's records, named by ``--id``. Every number is checked against a brute-force
+reference written here (naive loops over the records), never against the code's own output."""
+
+import json
+import subprocess
+import sys
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import linear_sum_assignment
+
+from sdcrisk.assess.assessment import assess, pair_files
+from sdcrisk.assess.sample import assess_sample, pair_sample, uniques
+from sdcrisk.linkage.sample import precision_recall, sample_gdbrl
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "sdcrisk.cli", *map(str, args)], capture_output=True, text=True,
+                          check=False)
+
+
+def _files(seed, big=60, small=15, keys=False, noise=0.4, dup=True):
+    """An original of ``big`` records (integer values: ties occur; a duplicated record when
+    ``dup``) and a released sample of ``small`` of them with noise added by hand, shuffled."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    x = rng.integers(0, 6, size=(big, 3)).astype(float)
+    if dup:
+        x[1] = x[0]
+    o = pd.DataFrame(x, columns=["a", "b", "c"])
+    o.insert(0, "rid", np.arange(big) * 7 + 100)
+    if keys:
+        o["k"] = rng.choice(["p", "q", "r"], size=big)
+    rows = rng.choice(big, size=small, replace=False)
+    m = o.iloc[rows].copy().reset_index(drop=True)
+    m[["a", "b", "c"]] += np.round(rng.normal(scale=noise, size=(small, 3)), 1)
+    order = rng.permutation(small)
+    return o, m.iloc[order].reset_index(drop=True), rows[order]
+
+
+def _std(z):
+    sd = z.std(axis=0, ddof=1)
+    out = z - z.mean(axis=0)
+    return np.where(sd > 0, out / np.where(sd > 0, sd, 1), 0.0)
+
+
+def _brute_dbrl(o, m, rows, keys=False):
+    """Each released record to its nearest original record (own standardisation of each file;
+    within the block of equal key), 1/t credit over the t exactly nearest."""
+    xs, ys = _std(o[["a", "b", "c"]].to_numpy()), _std(m[["a", "b", "c"]].to_numpy())
+    credit, ratios = [], []
+    for i in range(len(m)):
+        d = []
+        for j in range(len(o)):
+            if keys and o["k"].iloc[j] != m["k"].iloc[i]:
+                d.append(np.inf)
+                continue
+            d.append(float(((ys[i] - xs[j]) ** 2).sum()))
+        d = np.array(d)
+        best = np.flatnonzero(d == d.min())
+        credit.append(1.0 / best.size if rows[i] in best else 0.0)
+        finite = np.sort(d[np.isfinite(d)])
+        ratios.append(0.0 if finite.size < 2 else 1.0 if finite[1] == 0 else np.sqrt(finite[0] / finite[1]))
+    return np.array(credit), np.array(ratios)
+
+
+def _row(table, measure):
+    return table[table.measure == measure].iloc[0]
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+@pytest.mark.parametrize("keys", [False, True])
+def test_dbrl_on_a_sample_is_the_brute_force(seed, keys):
+    o, m, rows = _files(seed, keys=keys)
+    t = assess(o, m, id="rid", attacks=["DBRL"], information_loss=False)
+    credit, ratio = _brute_dbrl(o, m, rows, keys)
+    dbrl = _row(t, "DBRL")
+    assert t.attrs["release_type"] == "sample"
+    assert dbrl.n == len(m)
+    assert dbrl.linked == pytest.approx(credit.sum(), abs=1e-9)
+    assert dbrl.percent == pytest.approx(100 * credit.mean(), abs=1e-9)
+    if keys:  # random guess: 1 / (originals in the record's block), averaged over the released records
+        size = o["k"].value_counts()
+        assert dbrl.baseline == pytest.approx(100 * np.mean([1 / size[k] for k in m["k"]]))
+    else:
+        assert dbrl.baseline == pytest.approx(100 / len(o))
+    pr = t.attrs["sample"]["precision_recall"][0]["rows"]
+    for r in pr:  # the precision-recall table from the brute-force ratios and credits
+        keep = ratio <= r["threshold"] + 1e-12
+        assert r["kept"] == keep.sum()
+        assert r["correct"] == pytest.approx(credit[keep].sum(), abs=1e-9)
+        assert r["recall"] == pytest.approx(100 * credit[keep].sum() / len(m), abs=1e-9)
+        if keep.any():
+            assert r["precision"] == pytest.approx(100 * credit[keep].mean(), abs=1e-9)
+
+
+def _doubled_rank(v):
+    return np.array([sum(2 if w < u else 1 if w == u else 0 for w in v) + 1 for u in v])  # 2 x average rank
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+@pytest.mark.parametrize("measure,combine", [("RBRL-Sum", np.sum), ("RBRL-Max", np.max)])
+def test_rank_attacks_on_a_sample_are_the_brute_force(seed, measure, combine):
+    """Quantile coordinates: (2r - 1) / 2N in the original, (2s - 1) / 2n in the release, both
+    times 2nN (integers), compared by the criterion over the attributes."""
+    o, m, rows = _files(seed)
+    t = assess(o, m, id="rid", attacks=[measure], information_loss=False)
+    big, small = len(o), len(m)
+    xo = np.column_stack([(_doubled_rank(o[c].to_numpy()) - 1) * small for c in "abc"])
+    yo = np.column_stack([(_doubled_rank(m[c].to_numpy()) - 1) * big for c in "abc"])
+    credit = 0.0
+    for i in range(small):
+        d = np.array([combine(np.abs(yo[i] - xo[j])) for j in range(big)])
+        best = np.flatnonzero(d == d.min())
+        credit += 1.0 / best.size if rows[i] in best else 0.0
+    assert _row(t, measure).linked == pytest.approx(credit, abs=1e-9)
+
+
+def test_rectangular_gdbrl_is_the_dense_optimum():
+    rng = np.random.Generator(np.random.PCG64(5))
+    x = rng.normal(size=(80, 3))
+    rows = rng.choice(80, size=20, replace=False)
+    y = x[rows] + rng.normal(scale=0.5, size=(20, 3))
+    res = sample_gdbrl(x, y, rows)
+    cost = np.array([[np.sqrt(((y[i] - x[j]) ** 2).sum()) for j in range(80)] for i in range(20)])
+    r, c = linear_sum_assignment(cost)
+    assert len(set(res.links)) == 20 and (res.links >= 0).all()
+    assert cost[np.arange(20), res.links].sum() == pytest.approx(cost[r, c].sum(), rel=1e-12)
+    assert res.credit.sum() == np.sum(c[np.argsort(r)] == rows)
+
+
+def test_sample_uniques_are_the_brute_force_count():
+    rng = np.random.Generator(np.random.PCG64(6))
+    big = 400
+    keys = rng.integers(0, 3, size=(big, 2)) * np.array([1, 10]) + rng.integers(0, 40, size=(big, 1)) * 100
+    rows = rng.choice(big, size=60, replace=False)
+    got = uniques(keys, rows)
+    cell = [tuple(k) for k in keys]
+    population = {c: cell.count(c) for c in set(cell)}
+    released = [cell[r] for r in rows]
+    su = [c for c in set(released) if released.count(c) == 1]
+    assert got["sample_uniques"] == len(su)
+    assert got["tau1_sample_uniques_population_unique"] == sum(population[c] == 1 for c in su)
+    assert got["tau2_expected_correct_matches"] == pytest.approx(sum(1 / population[c] for c in su))
+    assert got["theta_match_correct"] == pytest.approx(100 * len(su) / sum(population[c] for c in su))
+    assert got["share_sample_uniques_population_unique"] == pytest.approx(
+        100 * sum(population[c] == 1 for c in su) / len(su))
+    assert got["population_uniques"] == sum(v == 1 for v in population.values())
+
+
+def test_precision_recall_counts_ties_by_their_credit():
+    rows = precision_recall(np.array([1.0, 0.5, 0.0, 1.0]), np.array([0.1, 0.1, 0.9, 1.0]), thresholds=(0.1, 1.0))
+    assert rows[0]["kept"] == 2 and rows[0]["precision"] == pytest.approx(75.0)
+    assert rows[1]["recall"] == pytest.approx(62.5)
+
+
+@pytest.mark.parametrize("keys", [False, True])
+def test_a_full_release_in_another_order_gives_the_one_to_one_numbers(keys):
+    """Part 4(c): the sample path on a release of every original record, shuffled, gives what the
+    one-to-one assessment gives, exactly."""
+    o, m, _ = _files(7, big=50, small=50, keys=keys, dup=False)
+    attacks = ["DBRL", "GDBRL", "PRL"] + ([] if keys else ["RBRL-Sum", "RBRL-Max"])
+    one = assess(o, m, id="rid", attacks=attacks, information_loss=False, scenarios="1..all")
+    assert one.attrs.get("release_type", "one to one") == "one to one"
+    pair = pair_sample(o, m, o["rid"], m["rid"], "rid", [c for c in o.columns if c != "rid"], None,
+                       ("original", "masked"))
+    full = pair_files(o, m, "rid")
+    sets = [list(range(j)) for j in range(1, len(full.columns) + 1)]
+    sample = assess_sample(pair, sets, attacks, attacks=attacks, information_loss=False)
+    assert list(sample.measure) == list(one.measure)
+    assert sample.linked.to_numpy() == pytest.approx(one.linked.to_numpy(), abs=0, nan_ok=True)
+    assert np.array_equal(sample.linked.isna(), one.linked.isna())
+
+
+# ----------------------------------------------------------------------------- the command
+def _csv(path, df):
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_the_command_states_a_sample_release(tmp_path):
+    o, m, rows = _files(8, big=200, small=30, keys=True)
+    out = tmp_path / "rep"
+    proc = run_cli("assess", _csv(tmp_path / "o.csv", o), _csv(tmp_path / "m.csv", m), "--id", "rid", "--out", out,
+                   "--quiet", "--no-timings")
+    assert proc.returncode == 0, proc.stderr
+    doc = json.loads((out / "report.json").read_text())
+    assert doc["release_type"] == "sample" and doc["meta"]["release_type"] == "sample"
+    md = (out / "report.md").read_text().splitlines()
+    assert md[0] == "# Disclosure risk and information loss (sample release)"
+    results = pd.DataFrame(doc["results"])
+    dbrl = results[results.measure == "DBRL"].iloc[0]
+    credit, _ = _brute_dbrl(o, m, rows, keys=True)
+    assert dbrl.n == 30 and dbrl.linked == pytest.approx(credit.sum(), abs=1e-9)
+    for name in ("PRL", "PRL-graded", "RS-RL(p<=20%)", "L-RL(MA)"):  # rows, not silently missing
+        note = results[results.measure == name].iloc[0].note
+        assert note.startswith("not applicable: ")
+    assert "Precision and recall of DBRL" in "\n".join(md)
+    u = doc["meta"]["sample"][str(tmp_path / "m.csv")]["uniques"][0]
+    cells = o["k"]
+    su = [k for k in set(m["k"]) if (m["k"] == k).sum() == 1]
+    assert u["sample_uniques"] == len(su) and u["keys"] == ["k"]
+    assert u["tau2_expected_correct_matches"] == pytest.approx(sum(1 / (cells == k).sum() for k in su))
+
+
+ORIGINAL = "rid,a,b\n1,1,2\n2,4,5\n3,2,9\n4,7,1\n"
+
+
+@pytest.mark.parametrize("masked,extra,message", [
+    ("rid,a,b\n1,1,2\n9,4,5\n", ["--id", "rid"],
+     "m.csv: 1 id(s) (column 'rid') are not ids of o.csv, e.g. 9; a sample release holds a subset of the original's "
+     "records"),
+    ("rid,a,b\n1,1,2\n2,4,5\n3,2,9\n4,7,1\n5,3,3\n", ["--id", "rid"],
+     "m.csv: has 5 records, more than the 4 of o.csv; with --id rid the masked file must hold the original's records "
+     "or a sample of them"),
+    ("rid,a,b\n1,1,2\n2,4,5\n", [],
+     "o.csv has 4 records and m.csv 2; the masked file must hold one record per original record; for a sample "
+     "release (a subset of the original's records) name the id column both files share with --id"),
+])
+def test_bad_sample_inputs_get_one_line_and_no_report(tmp_path, masked, extra, message):
+    (tmp_path / "o.csv").write_text(ORIGINAL)
+    (tmp_path / "m.csv").write_text(masked)
+    out = tmp_path / "rep"
+    proc = run_cli("assess", tmp_path / "o.csv", tmp_path / "m.csv", *extra, "--out", out, "--quiet")
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    named = message.replace("m.csv", str(tmp_path / "m.csv")).replace("o.csv", str(tmp_path / "o.csv"))
+    assert lines == [f"sdcrisk assess: error: {named}"]
+    assert not out.exists() and proc.stdout == ""
+
+
+def test_unequal_sizes_without_an_id_point_to_it():
+    """The one-to-one pairing still refuses unequal sizes without an id (a sample needs it)."""
+    o, m, _ = _files(9)
+    from sdcrisk.assess.assessment import AssessError
+
+    with pytest.raises(AssessError, match="name the id column both files share with --id"):
+        pair_files(o.drop(columns="rid"), m.drop(columns="rid"))

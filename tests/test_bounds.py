@@ -92,3 +92,34 @@ def test_default_set_skips_prl_only_below_the_headline(monkeypatch):
     assert report.gate(default, top.max_linked_percent - 1)["status"] == report.FAIL
     named = assess(X, Y, attacks=["PRL", "RBRL-Max"], information_loss=False)
     assert np.isfinite(named[named.measure == "PRL"].iloc[0].percent)  # named: run to the end
+
+
+@pytest.mark.parametrize("decimals", [0, 1, 2, None])
+def test_prl_memory_counts_the_entries_prl_walks(decimals):
+    from sdcrisk.linkage.probabilistic import _BYTES_PER_EDGE, CandidatePairs, coincidence_intervals, prl_memory
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((2000, 3))
+    y = x + 0.5 * rng.standard_normal(x.shape)
+    if decimals is not None:
+        x, y = np.round(x, decimals), np.round(y, decimals)
+    z, lo, hi = coincidence_intervals(x, y)
+    pairs = CandidatePairs(np.ascontiguousarray(z), lo, hi)
+    entries = float((pairs.e - pairs.s).sum())
+    assert prl_memory(x, y) == pytest.approx(_BYTES_PER_EDGE * entries)
+
+
+def test_the_workers_schedule_prl_by_its_tied_memory():
+    from sdcrisk.assess.assessment import _data_bytes, pair_files
+    from sdcrisk.linkage.probabilistic import prl_memory
+
+    rng = np.random.default_rng(4)
+    x = np.round(rng.standard_normal((3000, 3)), 1)
+    y = np.round(x + 0.5 * rng.standard_normal(x.shape), 1)
+    cols = ["a", "b", "c"]
+    pair = pair_files(pd.DataFrame(x, columns=cols), pd.DataFrame(y, columns=cols))
+    tasks = [("RBRL-Max", [0, 1, 2]), ("PRL", [0, 1, 2]), ("PRL", [0, 2])]
+    got = _data_bytes(tasks, pair)
+    assert set(got) == {1, 2}
+    assert got[1] == prl_memory(x, y) and got[2] == prl_memory(x[:, [0, 2]], y[:, [0, 2]])
+    assert got[1] > 2380.0 * 3000  # tied: far above the per-record figure measured on untied values

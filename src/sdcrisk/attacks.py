@@ -19,7 +19,7 @@ from .linkage.distance import dbrl
 from .linkage.global_distance import gdbrl
 from .linkage.graded import prl_graded
 from .linkage.location import LRL_NOT_APPLICABLE, has_equal_values, lrl_microaggregation, rsrl
-from .linkage.probabilistic import prl, prl_bound
+from .linkage.probabilistic import prl, prl_bound, prl_memory
 from .linkage.projected import projected_rl
 from .linkage.rank import rbrl
 from .masking.microaggregation import attribute_blocks
@@ -61,6 +61,8 @@ class Needs:
     directory is held in memory (tmpfs) and nothing can wait on disk. ``shares_search``: it begins
     with the nearest-record search that the first of DBRL, RS-RL and L-RL runs and the others read
     (:mod:`sdcrisk.linkage.shared`), so after the first its estimate is :data:`SEARCH` shorter.
+    ``data_bytes``: ``f(x, y) -> bytes`` where the memory follows the values, not only n (PRL's
+    edges grow with runs of tied masked values); the workers take the larger of the two.
     The measurements behind each figure: ``benchmarks/results/assess_scale.md`` and
     ``docs/benchmarks.md`` (the assess command)."""
 
@@ -68,11 +70,12 @@ class Needs:
     bytes_per_record: float | None = None
     unparked: float | None = None
     shares_search: bool = False
+    data_bytes: Callable | None = None
 
 
 #: each attack's :class:`Needs` (a plugin attack declares its own with :func:`register_attack`)
 NEEDS: dict[str, Needs] = {
-    "PRL": Needs(seconds=(2.8, 128.0), bytes_per_record=2380.0, unparked=2843.0),
+    "PRL": Needs(seconds=(2.8, 128.0), bytes_per_record=2380.0, unparked=2843.0, data_bytes=prl_memory),
     "GDBRL": Needs(seconds=(3.9, 76.2), bytes_per_record=856.0),
     "PRL-graded": Needs(seconds=(4.33, 55.9), bytes_per_record=1190.0),
     "L-RL(MA)": Needs(seconds=(2.44, 55.6), bytes_per_record=1500.0, shares_search=True),

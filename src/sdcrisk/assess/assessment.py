@@ -736,7 +736,8 @@ def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=No
         try:
             use.ensure(workers)
             use.load(pair, perm)
-            return use.run(tasks, seed, prl_candidates, pair.n, say, warmup.wait, meanwhile, bounds=bounds)
+            return use.run(tasks, seed, prl_candidates, pair.n, say, warmup.wait, meanwhile, bounds=bounds,
+                           data_bytes=_data_bytes(tasks, pair))
         except NoRoomError as exc:
             say(f"warning: {exc}; the attacks run in this process instead (Ctrl-C may then wait for a solver)")
         finally:
@@ -744,6 +745,20 @@ def _run_attacks(tasks, pair, perm, seed, say, prl_candidates=None, meanwhile=No
                 own.close()
     rows = _attacks_in_process(tasks, pair, perm, seed, say, prl_candidates, warmup, bounds)
     return rows, meanwhile() if meanwhile is not None else None
+
+
+def _data_bytes(tasks, pair: Pair) -> dict:
+    """{task: bytes} for the attacks whose memory follows the values (``Needs.data_bytes``), on
+    the scenario's numeric known attributes of the whole file (blocks only narrow it)."""
+    from ..attacks import NEEDS
+
+    out = {}
+    for k, (name, cols) in enumerate(tasks):
+        needs = NEEDS.get(name)
+        kn = [pair.numeric.index(pair.columns[c]) for c in cols if pair.columns[c] in pair.numeric]
+        if needs is not None and needs.data_bytes is not None and kn:
+            out[k] = float(needs.data_bytes(pair.x[:, kn], pair.y[:, kn]))
+    return out
 
 
 def _attacks_in_process(tasks, pair, perm, seed, say, prl_candidates, warmup, bounds=False):

@@ -406,20 +406,28 @@ class AttackWorkers:
         _LIVE.discard(self)
 
     def run(self, tasks, seed, prl_candidates, n: int, say, before=lambda name: None, meanwhile=None,
-            bounds: bool = False):
+            bounds: bool = False, data_bytes: dict | None = None):
         """The rows of ``tasks`` ([(attack name, known column indices)]), in order, and what
         ``meanwhile()`` returned (called in this process while the workers run, e.g. the
         information loss); ``before(name)`` is called before an attack starts (the compile
         warm-up's wait). ``bounds``: the attacks with a bound (:data:`sdcrisk.attacks.BOUNDS`) are
         handed out after the others; a worker computes the bound, and once every other attack has
         finished the attack runs only where the bound exceeds their best result
-        (:func:`sdcrisk.assess.assessment.bounded_row`; the default set of ``sdcrisk assess``)."""
+        (:func:`sdcrisk.assess.assessment.bounded_row`; the default set of ``sdcrisk assess``).
+        ``data_bytes``: {task: bytes} where an attack's memory follows the values
+        (``Needs.data_bytes``); a task's expected memory is the larger of that and
+        :func:`expected_bytes`."""
         from ..attacks import BOUNDS
         from .assessment import best_result, bounded_row
 
         bounded = {k for k, (name, _) in enumerate(tasks) if bounds and name in BOUNDS}
         others = [k for k in range(len(tasks)) if k not in bounded]
         order = sorted(range(len(tasks)), key=lambda k: (k in bounded, -(expected_seconds(tasks[k][0], n) or 0.0)))
+        data_bytes = data_bytes or {}
+
+        def need(k) -> float:
+            return max(expected_bytes(tasks[k][0], n), _WORKER_BASE + data_bytes.get(k, 0.0))
+
         budget = configured_limit()  # each worker also checks its own address space
         ready = threading.Condition()
         running: dict[int, float] = {}  # task -> its expected peak memory, while it runs
@@ -435,14 +443,14 @@ class AttackWorkers:
                 while not failure and order:
                     used = sum(running.values())
                     rest = [k for k in order if k not in bounded] or order
-                    fits = [k for k in rest if not running or used + expected_bytes(tasks[k][0], n) <= budget]
+                    fits = [k for k in rest if not running or used + need(k) <= budget]
                     if fits:
                         k = fits[0]
                         order.remove(k)
-                        running[k] = expected_bytes(tasks[k][0], n)
+                        running[k] = need(k)
                         # alone: nothing else runs, and nothing left could run beside it
                         alone = len(running) == 1 and not any(
-                            used + running[k] + expected_bytes(tasks[j][0], n) <= budget for j in order)
+                            used + running[k] + need(j) <= budget for j in order)
                         return k, budget - used, _cores() if alone else max(1, _cores() // self.count)
                     ready.wait()
                 return None
@@ -479,7 +487,7 @@ class AttackWorkers:
                 row = bounded_row(tasks[k][0], reach, n, best_result(
                     [(results[j], tasks[j][0], len(tasks[j][1])) for j in others]), seconds)
                 if row is None:
-                    running[k] = expected_bytes(tasks[k][0], n)
+                    running[k] = need(k)
                 return row
 
         def serve(proc: subprocess.Popen) -> None:

@@ -693,6 +693,25 @@ def coincidence_codes(x, y, coincidence: str = "nearest", **rule_params) -> np.n
     return out
 
 
+def prl_memory(original, masked, known=None) -> float:
+    """Bytes :func:`prl` (default rule) may hold for its edges on these files: about
+    ``_BYTES_PER_EDGE`` per agreement-range entry, the pairs its passes walk. Untied values give
+    about one entry per original and attribute; tied masked values give a whole run of equal
+    values each, so the memory follows the data, not only n (the attack workers' schedule,
+    :mod:`sdcrisk.assess.workers`). Files whose entries exceed :data:`MAX_PAIRS` are refused by
+    :func:`prl` before any allocation: their estimate is 0."""
+    x, y = prepare(original, masked, known)
+    entries = 0.0
+    for j in range(x.shape[1]):
+        ys = np.sort(y[:, j])
+        if ys.size < 2 or np.all(ys[1:] != ys[:-1]):  # untied: one entry per original
+            entries += x.shape[0]
+            continue
+        _, lo, hi = coincidence_intervals(x[:, [j]], y[:, [j]])  # the ranges prl walks, as it computes them
+        entries += float((np.searchsorted(ys, hi[:, 0], "right") - np.searchsorted(ys, lo[:, 0], "left")).sum())
+    return 0.0 if entries > MAX_PAIRS else _BYTES_PER_EDGE * entries
+
+
 def prl_bound(original, masked, truth, known=None, coincidence: str = "nearest", *, window: float = 1.0,
               t: float = 0.05, neighbours: int = 1) -> np.ndarray:
     """An upper bound on :func:`prl`'s correct links, without its EM or its assignment.

@@ -161,7 +161,6 @@ def cell_guess(cx: np.ndarray, cy: np.ndarray, sy: np.ndarray, categorical: bool
         run_start = np.flatnonzero(first)
         run_len = np.diff(np.r_[run_start, key.size])
         run_cell = cy[order][run_start]
-        run_val = v[run_start]
         best = np.zeros(cells, dtype=np.int64)
         np.maximum.at(best, run_cell, run_len)
         is_mode = run_len == best[run_cell]

@@ -834,6 +834,12 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
                     links[r["measure"]] = link
     rows.extend(loss_rows or [])
     evidence, diversity = [], {}
+    own = np.arange(n)
+    for name, link in links.items():  # linkability's records at risk: linked to their own masked record
+        hit = np.flatnonzero(link == own)
+        evidence.append(pd.DataFrame({"record": record_ids[hit] if record_ids is not None else hit + 1,
+                                      "criterion": "linkability", "attack": name,
+                                      "evidence": "linked to its own masked record"}))
     for s in secrets:
         say(f"inference of {s}")
         found = _inference(pair, s, sets[0], links, tolerance)

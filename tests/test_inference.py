@@ -249,3 +249,100 @@ def test_an_independent_release_shows_no_risk_for_a_numeric_secret():
             found.setdefault(row.attack, []).append(low <= 0)
     for attack, h in found.items():
         assert np.mean(h) >= 0.94, (attack, np.mean(h))
+
+
+# ----------------------------------------------------------------------------- sdcrisk assess --secret
+def _mixed_pair(tmp_path, n=300, seed=11):
+    """An original with a categorical key (released unchanged), two numeric attributes and two
+    secrets (numeric income, categorical job), and a release masked by hand: numeric noise."""
+    import pandas as pd
+
+    rng = np.random.default_rng(seed)
+    region = rng.choice(["north", "south", "east"], n)
+    a, b = rng.normal(50, 10, n), rng.normal(0, 1, n)
+    income = np.exp(3 + 0.02 * a + rng.normal(0, 0.2, n))
+    job = np.where(rng.random(n) < 0.6, np.where(b > 0, "clerk", "farmer"), rng.choice(["clerk", "farmer", "cook"], n))
+    o = pd.DataFrame({"rid": np.arange(n) + 1000, "region": region, "a": a, "b": b, "income": income, "job": job})
+    m = o.assign(a=a + rng.normal(0, 2, n), b=b + rng.normal(0, 0.2, n), income=income * rng.normal(1, 0.03, n))
+    m = m.sample(frac=1.0, random_state=1)  # shuffled rows, paired by rid
+    po, pm = tmp_path / "o.csv", tmp_path / "m.csv"
+    o.to_csv(po, index=False), m.to_csv(pm, index=False)
+    return o, m, str(po), str(pm)
+
+
+def test_assess_returns_the_inference_rows_of_the_engine_and_the_brute_force(tmp_path):
+    from sdcrisk.assess.assessment import assess, criterion_rows, records_at_risk
+    from sdcrisk.criteria import CriterionRow
+
+    o, m, _, _ = _mixed_pair(tmp_path)
+    r = assess(o, m, id="rid", known=["region", "a", "b"], secret=["income", "job"], attacks=["DBRL"],
+               information_loss=False, tolerance=0.05)
+    rows = criterion_rows(r)
+    assert all(isinstance(x, CriterionRow) for x in rows) and len(rows) == 6
+    assert {x.target for x in rows} == {"income", "job"}
+    mm = m.set_index("rid").loc[o.rid].reset_index()  # the release in the original's order
+    codes = {v: k for k, v in enumerate(sorted(set(o.job) | set(mm.job)))}
+    region = {v: k for k, v in enumerate(sorted(set(o.region)))}
+    xc, yc = o.region.map(region).to_numpy()[:, None], mm.region.map(region).to_numpy()[:, None]
+    for secret, categorical in (("income", False), ("job", True)):
+        sx = o[secret].map(codes).to_numpy() if categorical else o[secret].to_numpy()
+        sy = mm[secret].map(codes).to_numpy() if categorical else mm[secret].to_numpy()
+        want, base = reference(o[["a", "b"]].to_numpy(), mm[["a", "b"]].to_numpy(), xc, yc, [True], sx, sy,
+                               categorical, 0.05, {})
+        got = {x.attack: x for x in rows if x.target == secret}
+        for attack in (NEAREST, KEY_CELL):
+            assert got[attack].successes == pytest.approx(sum(want[attack]))
+            assert got[attack].baseline_successes == pytest.approx(sum(base))
+        # DBRL links each record to its nearest release record within the block (continuous values: no ties)
+        assert got[linked_name("DBRL")].successes == pytest.approx(got[NEAREST].successes)
+    at_risk = records_at_risk(r)
+    assert list(at_risk.columns) == ["record", "criterion", "attack", "evidence"]
+    assert set(at_risk.record) <= set(o.rid) and {"linkability", "inference"} == set(at_risk.criterion)
+
+
+def test_assess_without_a_secret_returns_the_table_it_always_did(tmp_path):
+    from sdcrisk.assess.assessment import COLUMNS, assess, criterion_rows, records_at_risk
+
+    o, m, _, _ = _mixed_pair(tmp_path, n=100)
+    r = assess(o, m, id="rid", attacks=["DBRL"], information_loss=False)
+    assert list(r.columns) == COLUMNS and criterion_rows(r) == [] and records_at_risk(r).empty
+    assert "_links" not in r.columns and "inference" not in set(r.kind)
+
+
+def test_secret_each_infers_every_attribute_not_known(tmp_path):
+    from sdcrisk.assess.assessment import assess, criterion_rows
+
+    o, m, _, _ = _mixed_pair(tmp_path, n=100)
+    r = assess(o, m, id="rid", known=["region", "a"], secret="each", attacks=["DBRL"], information_loss=False)
+    assert [x.target for x in criterion_rows(r) if x.attack == NEAREST] == ["b", "income", "job"]
+
+
+def test_the_command_writes_the_criteria_and_the_records_at_risk(tmp_path, capsys):
+    import json
+
+    import pandas as pd
+
+    from sdcrisk.cli import main
+
+    _, _, po, pm = _mixed_pair(tmp_path)
+    out = tmp_path / "rep"
+    base = ["assess", po, pm, "--id", "rid", "--known", "region,a,b", "--secret", "income", "--secret", "job",
+            "--attacks", "DBRL", "--out", str(out), "--quiet", "--no-timings"]
+    assert main(base) == 0
+    doc = json.loads((out / "report.json").read_text())
+    assert [c["criterion"] for c in doc["criteria"]] == ["linkability", "inference"]
+    inference = [x for x in doc["results"] if x["kind"] == "inference"]
+    top = max(inference, key=lambda x: x["excess"])
+    assert doc["criteria"][1]["excess"] == pytest.approx(top["excess"]) and doc["criteria"][1]["attack"] == top["measure"]
+    md = (out / "report.md").read_text()
+    assert md.index("## Criteria") < md.index("## Summary") < md.index("## Inference")
+    assert "- **inference: " in md and "- **linkability: DBRL links" in md
+    records = pd.read_csv(out / "records_at_risk.csv")
+    assert list(records.columns) == ["record", "criterion", "attack", "evidence", "masked"]
+    assert set(records.criterion) == {"linkability", "inference"}
+    # the gate per criterion: inference gates on its excess over the baseline, linkability on % linked
+    assert main(base + ["--max-risk", f"linkability=100,inference={max(top['excess'] - 1, 0):g}"]) == 3
+    assert "risk gate: inference: " in capsys.readouterr().err
+    assert main(base + ["--max-risk", "inference=100"]) == 0  # linkability not gated
+    assert main(base + ["--max-risk", "1"]) == 3  # one number for every criterion
+    assert main(base + ["--max-risk", "100"]) == 0

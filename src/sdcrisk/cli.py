@@ -378,7 +378,9 @@ def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
         if args.secret:
             at_risk = pd.concat([records_at_risk(t).assign(masked=path) for t, path in zip(tables, args.masked)],
                                 ignore_index=True)
-        files = write_report(results, out, meta, records=at_risk, **({"timings": False} if args.no_timings else {}))
+        extra = {**({"records": at_risk} if at_risk is not None else {}),
+                 **({"timings": False} if args.no_timings else {})}
+        files = write_report(results, out, meta, **extra)
     except OSError as exc:  # a read-only place, a full disk
         from .data import write_error
 

@@ -318,7 +318,7 @@ def criteria_display(results: pd.DataFrame, timings: bool = True) -> pd.DataFram
     return pd.DataFrame({"masked": r.masked, "criterion": r.criterion, "target": r.target, "attack": r.measure,
                          "n": r.n, "%": r.percent, "95% interval": [_interval(a, b) for a, b in zip(r.low, r.high)],
                          "baseline": r.baseline_kind, "baseline %": r.baseline, "excess (points)": r.excess,
-                         "excess 95% interval": [_interval(a, b) for a, b in zip(r.excess_low, r.excess_high)],
+                         "excess 95% interval": [f"{a:+.1f} to {b:+.1f}" for a, b in zip(r.excess_low, r.excess_high)],
                          "note": r.note.fillna("")})
 
 
@@ -864,8 +864,8 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
           "## What the intruder knows and does", "", *[f"- **{n}**: {t}" for n, t in intruder], "",
           *(["## Blocking", "", *[f"- {b}" for b in blocking], ""] if blocking else []),
           "## Disclosure risk", "", _markdown_table(risk, risk_notes), "",
-          *(["## Inference", "", crit_intro, "", _markdown_table(crit_table), ""] if len(crit_table) else []),
           *(["Tie draws:", "", *[f"- {d}" for d in draws], ""] if draws else []),
+          *(["## Inference", "", crit_intro, "", _markdown_table(crit_table), ""] if len(crit_table) else []),
           "## Information loss (%)", "", _markdown_table(loss), "", "## Units", "", UNITS_TEXT, ""]
     esc = html.escape
     gate_colour = {PASS: "#060", FAIL: "#a00", UNDECIDED: "#a50"}.get(verdict["status"] if verdict else "", "#222")

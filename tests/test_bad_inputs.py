@@ -497,7 +497,7 @@ def _records_never_read(monkeypatch):
      "--secret: 'a1' is also in --known; a secret is what the intruder does not know"),
     (["--secret", "zz"], "--secret: {o} has no column 'zz'; a secret must be a column of the original and of every "
                          "masked file"),
-    (["--secret", "a2", "{m2}"], "--secret: {m2} has no column 'a2'; a secret must be a column of the original and "
+    (["{m2}", "--secret", "a2"], "--secret: {m2} has no column 'a2'; a secret must be a column of the original and "
                                  "of every masked file"),
     (["--secret", "each"], "--secret: 'each' needs --known (each attribute not known is then a secret in turn)"),
     (["--secret", "a1", "--scenarios", "1..2"],
@@ -522,7 +522,7 @@ def test_a_bad_secret_tolerance_or_criterion_is_refused_before_reading(tmp_path,
     fill = {"o": o, "m": m, "m2": str(m2)}
     _records_never_read(monkeypatch)
     out = tmp_path / "rep"
-    assert main(["assess", o, m, *[a.format(**fill) for a in argv], "--out", str(out), "--quiet"]) == 2
+    assert main(["assess", o, m, *[a.format(**fill) for a in argv], "--out", str(out), "--quiet"]) == 2  # m2: masked
     assert _one_line(capsys) == f"sdcrisk assess: error: {message.format(**fill)}\n"
     assert not out.exists()
 

@@ -239,8 +239,8 @@ def test_an_independent_release_has_an_excess_interval_holding_zero():
 def test_an_independent_release_shows_no_risk_for_a_numeric_secret():
     """A numeric secret: the release's median is the better constant guess (a random record's
     value, or a small cell's median, is farther from the truth on average), so the true excess
-    is at most 0; the interval's upper end stays at or above it and its lower end at or below 0
-    (no risk found where there is none) in at least 94 % of 200 files."""
+    is at most 0; the interval's lower end stays at or below 0 (no risk found where there is
+    none) in at least 94 % of 200 files."""
     rng = np.random.default_rng(2025)
     found = {}
     for _ in range(200):

@@ -478,3 +478,65 @@ def test_every_built_in_masking_method_leaves_its_input_unchanged():
         out = mask(name, x, np.random.default_rng(1), **{p.name: _example_params(p) for p in method.params})
         assert np.array_equal(x, x0), name
         assert not np.may_share_memory(out, x), name
+
+
+# ----------------------------------------------------------------------------- inference options
+def _records_never_read(monkeypatch):
+    """Reading a file's records fails the test (its header row may be read: the --secret check)."""
+    from sdcrisk.assess import assessment
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a file's records were read")
+
+    monkeypatch.setattr(assessment, "_read", refuse)
+    monkeypatch.setattr(assessment, "read_table", refuse)
+
+
+@pytest.mark.parametrize("argv,message", [
+    (["--secret", "a1", "--known", "a0,a1"],
+     "--secret: 'a1' is also in --known; a secret is what the intruder does not know"),
+    (["--secret", "zz"], "--secret: {o} has no column 'zz'; a secret must be a column of the original and of every "
+                         "masked file"),
+    (["{m2}", "--secret", "a2"], "--secret: {m2} has no column 'a2'; a secret must be a column of the original and "
+                                 "of every masked file"),
+    (["--secret", "each"], "--secret: 'each' needs --known (each attribute not known is then a secret in turn)"),
+    (["--secret", "a1", "--scenarios", "1..2"],
+     "--secret: give the known attributes with --known (or none: every other attribute), not --scenarios"),
+    (["--tolerance", "0"], "--tolerance: expected a share of the true value in (0, 1] (e.g. 0.05 for 5 %), got '0'"),
+    (["--tolerance", "1.5"],
+     "--tolerance: expected a share of the true value in (0, 1] (e.g. 0.05 for 5 %), got '1.5'"),
+    (["--tolerance", "five"],
+     "--tolerance: expected a share of the true value in (0, 1] (e.g. 0.05 for 5 %), got 'five'"),
+    (["--max-risk", "linkability=5,inference=10,membership=3"],
+     "--max-risk: unknown criterion 'membership' in 'linkability=5,inference=10,membership=3'; expected "
+     "CRITERION=P with CRITERION one of linkability, inference, singling-out (e.g. linkability=5,inference=10), "
+     "or one number for all"),
+    (["--max-risk", "inference=150"], "--max-risk: inference: expected a percentage from 0 to 100, got '150'"),
+])
+def test_a_bad_secret_tolerance_or_criterion_is_refused_before_reading(tmp_path, monkeypatch, capsys, argv, message):
+    import pandas as pd
+
+    o, m = _pair_files(tmp_path)
+    m2 = tmp_path / "m2.csv"
+    pd.read_csv(m).drop(columns="a2").to_csv(m2, index=False)
+    fill = {"o": o, "m": m, "m2": str(m2)}
+    _records_never_read(monkeypatch)
+    out = tmp_path / "rep"
+    assert main(["assess", o, m, *[a.format(**fill) for a in argv], "--out", str(out), "--quiet"]) == 2  # m2: masked
+    assert _one_line(capsys) == f"sdcrisk assess: error: {message.format(**fill)}\n"
+    assert not out.exists()
+
+
+def test_the_python_api_refuses_the_same_secrets_and_tolerances(tmp_path):
+    import pandas as pd
+
+    from sdcrisk.assess.assessment import AssessError, assess
+
+    o, m = _pair_files(tmp_path, n=30)
+    x, y = pd.read_csv(o), pd.read_csv(m)
+    for kwargs, match in [({"secret": "a1", "known": ["a1"]}, "also in --known"),
+                          ({"secret": "zz"}, "'zz' is not an attribute of both original and masked"),
+                          ({"secret": "a1", "tolerance": 0.0}, r"tolerance: expected a number in \(0, 1\]"),
+                          ({"secret": "a1", "tolerance": 2}, r"tolerance: expected a number in \(0, 1\]")]:
+        with pytest.raises(AssessError, match=match):
+            assess(x, y, attacks=["DBRL"], information_loss=False, **kwargs)

@@ -32,8 +32,8 @@ from pathlib import Path
 
 from . import __version__
 from .assess.arguments import (EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
-                               EXIT_TERMINATED, EXIT_UNDECIDED, Parser, add_assess_parser, max_risk_value,
-                               report_meta, split)
+                               EXIT_TERMINATED, EXIT_UNDECIDED, Parser, add_assess_parser, max_risk_limits,
+                               report_meta, secrets, split, tolerance_value)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -217,6 +217,9 @@ def _argument_problem(args) -> str | None:
             return str(exc)
     from .assess.assessment import AssessError, attack_names
 
+    problem = _secret_problem(args)
+    if problem:
+        return problem
     try:
         attacks = attack_names(split(args.attacks))
     except AssessError:
@@ -224,10 +227,45 @@ def _argument_problem(args) -> str | None:
     return memory_problem(args.original, args.masked, attacks)
 
 
+def _secret_problem(args) -> str | None:
+    """A ``--secret`` the files or the other options rule out, from the files' header rows only:
+    a secret also in ``--known``, with ``--scenarios``, ``each`` without ``--known``, or a secret
+    that is not a column of the original and of every masked file (or is the ``--id`` column)."""
+    from .assess.assessment import READERS, AssessError, _header, secret_names
+
+    wanted = secrets(args.secret)
+    if wanted is None:
+        return None
+    known = split(args.known)
+    columns = None
+    for path in [args.original, *args.masked]:
+        p = Path(path)
+        if p.suffix.lower() not in READERS or not p.is_file() or p.stat().st_size == 0:
+            return None  # the reading names the file
+        try:
+            header = _header(p, READERS[p.suffix.lower()])
+        except Exception:  # noqa: BLE001 - an unreadable file: the reading names it
+            return None
+        for w in wanted:
+            if w != "each" and w not in header:
+                return f"--secret: {path} has no column {w!r}; a secret must be a column of the original and " \
+                       "of every masked file"
+            if w == args.id:
+                return f"--secret: {w!r} is the --id column, not an attribute"
+        if columns is None:
+            columns = [c for c in header if c != args.id]
+    try:
+        secret_names(columns, wanted, known, args.scenarios)
+    except AssessError as exc:
+        return "--" + str(exc)
+    return None
+
+
 def assess_command(args) -> int:
     """``sdcrisk assess``; returns the exit status (module docstring)."""
     try:
-        limit = max_risk_value(args.max_risk)
+        limit = max_risk_limits(args.max_risk)
+        args.tolerance_value = tolerance_value(args.tolerance)
     except ValueError as exc:
         return _fail(str(exc))
     if args.id is not None and not args.id.strip():
@@ -291,7 +329,7 @@ def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
 
 
 def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
-    from .assess.assessment import READERS, AssessError, assess, read_file
+    from .assess.assessment import READERS, AssessError, assess, read_file, records_at_risk
     from .assess.report import FAIL, UNDECIDED, gate, left_out_text, preload, summary_text, write_report
 
     extra = {"categorical": split(args.categorical)} if args.categorical else {}
@@ -306,7 +344,7 @@ def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
             t = assess(args.original, path, id=args.id, known=split(args.known), scenarios=args.scenarios,
                        attacks=split(args.attacks), seed=args.seed, progress=progress,
                        names=(args.original, path), prl_candidates=args.prl_candidates, pool=pool, idle=preload,
-                       **extra)
+                       secret=secrets(args.secret), tolerance=args.tolerance_value, **extra)
             tables.append(t.assign(masked=path))
     except AssessError as exc:
         return _fail(str(exc))
@@ -336,7 +374,13 @@ def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
     out = Path(args.out)
     made = _missing_dirs(out)
     try:
-        files = write_report(results, out, meta, **({"timings": False} if args.no_timings else {}))
+        at_risk = None
+        if args.secret:
+            at_risk = pd.concat([records_at_risk(t).assign(masked=path) for t, path in zip(tables, args.masked)],
+                                ignore_index=True)
+        extra = {**({"records": at_risk} if at_risk is not None else {}),
+                 **({"timings": False} if args.no_timings else {})}
+        files = write_report(results, out, meta, **extra)
     except OSError as exc:  # a read-only place, a full disk
         from .data import write_error
 

@@ -95,9 +95,18 @@ def add_assess_parser(sub) -> argparse.ArgumentParser:
                                          "(non-numeric columns are categorical anyway)")
     a.add_argument("--out", default="sdcrisk-report",
                    help="report directory, checked before any attack (default: %(default)s)")
+    a.add_argument("--secret", action="append", metavar="COL",
+                   help="attribute the intruder tries to infer (inference, attribute disclosure); repeatable or "
+                        "comma-separated; 'each': every attribute not in --known in turn. Without --known the "
+                        "intruder knows every other attribute")
+    a.add_argument("--tolerance", metavar="T", default=None,
+                   help="a numeric secret counts as inferred when |guess - true| <= T x |true| (0 < T <= 1; "
+                        "default 0.05)")
     a.add_argument("--max-risk", metavar="P",
                    help="after writing the report, exit with status 3 when an attack's point estimate of the "
-                        "percent of records correctly linked exceeds P (0-100; ID not counted), with status 4 "
+                        "percent of records correctly linked exceeds P (0-100; ID not counted), or an inference "
+                        "attack's excess over its baseline exceeds P points; per criterion as "
+                        "'linkability=5,inference=10'; with status 4 "
                         "when no attack that ran exceeds P but one was not run or the records are not paired")
     a.add_argument("--seed", type=int, default=0, help="seed of the attacks' record order and tie breaks (default 0)")
     a.add_argument("--no-timings", action="store_true",
@@ -135,8 +144,58 @@ def max_risk_value(text: str | None) -> float | None:
     return value
 
 
+CRITERION_NAMES = {"linkability": "linkability", "inference": "inference", "singling-out": "singling out",
+                   "singling_out": "singling out", "singling out": "singling out"}
+
+
+def max_risk_limits(text: str | None) -> float | dict | None:
+    """``--max-risk``: one number for every criterion (:func:`max_risk_value`), or per criterion
+    ``linkability=5,inference=10`` as ``{criterion: limit}`` (``ValueError`` naming the mistake:
+    a criterion not in :data:`sdcrisk.criteria.CRITERIA`, a value outside 0-100, one given twice)."""
+    if text is None or "=" not in text:
+        return max_risk_value(text)
+    out = {}
+    for item in text.split(","):
+        name, sep, value = item.partition("=")
+        key = name.strip().lower()
+        if not sep or key not in CRITERION_NAMES:
+            raise ValueError(f"--max-risk: unknown criterion {name.strip()!r} in {text!r}; expected "
+                             "CRITERION=P with CRITERION one of linkability, inference, singling-out "
+                             "(e.g. linkability=5,inference=10), or one number for all")
+        criterion = CRITERION_NAMES[key]
+        if criterion in out:
+            raise ValueError(f"--max-risk: {criterion} given twice in {text!r}")
+        try:
+            out[criterion] = max_risk_value(value.strip())
+        except ValueError:
+            raise ValueError(f"--max-risk: {criterion}: expected a percentage from 0 to 100, got "
+                             f"{value.strip()!r}") from None
+    return out
+
+
+def tolerance_value(text: str | None) -> float:
+    """``--tolerance T`` as a number in (0, 1] (default 0.05; ``ValueError`` with the message otherwise)."""
+    if text is None:
+        return 0.05
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"--tolerance: expected a share of the true value in (0, 1] (e.g. 0.05 for 5 %), "
+                         f"got {text!r}")
+    return value
+
+
+def secrets(values: list[str] | None) -> list[str] | None:
+    """``--secret`` (repeated, comma-separated) as one list of names (``None`` when not given)."""
+    if not values:
+        return None
+    return [s for v in values for s in split(v)]
+
+
 def report_meta(original: str, masked: list[str], tables: list, seed: int, argv: list[str],
-                max_risk: float | None) -> dict:
+                max_risk: float | dict | None) -> dict:
     """The report's ``meta`` from :func:`sdcrisk.assess.assessment.assess`'s tables, one per masked file
     (their ``attrs``): also used by the cluster workflow's gather step (:mod:`sdcrisk.assess.jobs`)."""
     warned = [f"{path}: {w}" for path, t in zip(masked, tables) for w in t.attrs.get("warnings", [])]
@@ -144,6 +203,7 @@ def report_meta(original: str, masked: list[str], tables: list, seed: int, argv:
     return {"original": original, "masked": list(masked), "pairing": tables[0].attrs.get("pairing", ""),
             "warnings": warned, "seed": seed, "command": shlex.join(["sdcrisk", *argv]),
             "blocking": blocking, "max_risk": max_risk, "left_out": dict(tables[0].attrs.get("left_out") or {}),
+            **({"inference": tables[0].attrs["inference"]} if "inference" in tables[0].attrs else {}),
             **_sample_meta(masked, tables)}
 
 

@@ -37,6 +37,7 @@ import pandas as pd
 
 from ..attacks import ATTACKS, BOUNDS, not_applicable, run_attack
 from .categorical import block_codes, block_summary, blocked, codes, mixed_matrix, split_columns
+from ..criteria.inference import TOLERANCE
 from ..data import read_table, release_arrow_memory
 from .default_attacks import ALL_ATTACKS, DEFAULT_ATTACKS, left_out_reasons
 from ..kernels import warm_in_background
@@ -64,6 +65,7 @@ ATTACK_NAMES = {"DBRL": "DBRL", "RBRL-SUM": "RBRL-Sum", "RBRL-MAX": "RBRL-Max", 
 # ALL_ATTACKS: every one ("all")
 CONCURRENT_MAX = 100_000  # records: up to this many, two attacks run at a time in threads (_run_attacks)
 START_ORDER = {"GDBRL": 0, "PRL": 2}  # the others 1 (_run_attacks)
+LINKS = "_links"  # an attack row's links, in the original's order (_own_order), until assess takes them
 READERS = {".csv": "csv", ".txt": "csv", ".parquet": "parquet", ".pq": "parquet"}
 
 
@@ -575,7 +577,8 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
                 notes.append(f"within {blocks['blocks']} blocks of equal {', '.join(keys)}")
             if changed:
                 notes.append(f"agreement on {len(changed)} changed categorical attribute(s)")
-            return _finish(row, name, res.info, credit, None, 0, n, notes, prl_candidates, t0)
+            return _finish(row, name, res.info, credit, None, 0, n, notes, prl_candidates, t0,
+                           _own_order(res.links, perm))
         else:
             # on the whole file: blocks may hide what the attack needs
             reason = not_applicable(name, pair.y, kn) if kn else \
@@ -603,11 +606,12 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
                     "tied_records": sum(i.get("tied_records", 0) for i in out.info),
                     "approximate": any(i.get("approximate", False) for i in out.info)}
             notes.insert(0, f"within {blocks['blocks']} blocks of equal {', '.join(keys)}")
-            return _finish(row, name, info, out.credit, out.draws, out.guessed, n, notes, prl_candidates, t0)
+            return _finish(row, name, info, out.credit, out.draws, out.guessed, n, notes, prl_candidates, t0,
+                           _own_order(out.links, perm))
         res = attack(xm, ym, truth)
         credit = res.credit if res.credit is not None else (res.links == truth).astype(np.float64)
         draws = res.info.get("draws")
-        return _finish(row, name, res.info, credit, draws, 0, n, notes, prl_candidates, t0)
+        return _finish(row, name, res.info, credit, draws, 0, n, notes, prl_candidates, t0, _own_order(res.links, perm))
     except NotApplicable as exc:  # the attack's model does not fit this file: the others go on
         row["note"] = f"not run: {exc}"
         row["seconds"] = time.perf_counter() - t0
@@ -670,8 +674,19 @@ def bounded_row(name, reach: float | None, n: int, best: tuple[float, str] | Non
                      f"{name}, to run it)")}
 
 
-def _finish(row, name, info, credit, draws, guessed, n, notes, prl_candidates, t0) -> dict:
+def _own_order(links: np.ndarray, perm: np.ndarray) -> np.ndarray:
+    """An attack's links (positions in the masked file as it saw it, order ``perm``; -1: none) as
+    masked records in the original's order, compact (int32 below 2^31 records): what the
+    linked-record inference attack reads (:mod:`sdcrisk.criteria.inference`)."""
+    links = np.asarray(links, dtype=np.int64)
+    out = np.where(links >= 0, perm[np.maximum(links, 0)], -1)
+    return out.astype(np.int32) if perm.size < 2 ** 31 else out
+
+
+def _finish(row, name, info, credit, draws, guessed, n, notes, prl_candidates, t0, links=None) -> dict:
     seconds = time.perf_counter() - t0
+    if links is not None:
+        row[LINKS] = links  # popped by assess (the linked-record inference attack)
     linked = float(np.sum(credit))
     row["linked"], row["percent"] = linked, linkage_percent(linked, n)
     row["low"], row["high"] = wilson_interval(linked, n)
@@ -810,7 +825,8 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
            seed: int = 0, progress: Callable[[str], None] | None = None,
            names: tuple[str, str] = ("original", "masked"), prl_candidates: int | None = None,
            categorical: Sequence[str] | None = None, pool: AttackWorkers | None = None,
-           idle: Callable[[], None] | None = None) -> pd.DataFrame:
+           idle: Callable[[], None] | None = None, secret: str | Sequence[str] | None = None,
+           tolerance: float = TOLERANCE) -> pd.DataFrame:
     """Disclosure risk of every attack and the information loss of ``masked`` against ``original``.
 
     ``original`` and ``masked`` are pandas DataFrames with the same attribute columns (plus the
@@ -836,6 +852,17 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     from :data:`WORKER_MIN` records instead of new ones. ``idle()`` is called in this process
     while the attack workers run, after the information loss (the command imports the report's
     plotting library then), or after the attacks where they run in this process.
+
+    ``secret``: attributes whose values the intruder tries to infer (inference, attribute
+    disclosure; :mod:`sdcrisk.criteria.inference`), or ``"each"``: every attribute not in
+    ``known`` in turn. A secret is never known: without ``known`` the intruder knows every other
+    attribute (the linkage attacks too). ``tolerance``: a numeric guess is right within
+    ``tolerance`` times the true value (0 < tolerance <= 1). Each secret adds rows of kind
+    ``"inference"`` (:data:`CRITERION_COLUMNS` besides :data:`COLUMNS`: the secret in ``target``,
+    the attack's successes in ``linked`` out of ``n`` targets, ``baseline`` the best constant
+    guess's percent, ``excess`` with Newcombe's interval); :func:`criterion_rows` gives them as
+    :class:`sdcrisk.criteria.CriterionRow`, :func:`records_at_risk` the records each attack
+    infers (``attrs["records_at_risk"]``), ``attrs["inference"]`` the l-diversity per secret.
     """
     say = progress or (lambda message: None)
     if isinstance(original, (str, Path)) and isinstance(masked, (str, Path)):
@@ -853,7 +880,12 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
         raise AssessError(f"prl_candidates: expected a whole number >= 1, got {prl_candidates!r}")
     if isinstance(categorical, str):
         categorical = [categorical]
+    if not (isinstance(tolerance, (int, float)) and not isinstance(tolerance, bool) and 0.0 < tolerance <= 1.0):
+        raise AssessError(f"tolerance: expected a number in (0, 1] (a share of the true value), got {tolerance!r}")
     pair = pair_files(original, masked, id, names, categorical)
+    secrets, known = secret_names(pair.columns, secret, known, scenarios, names)
+    labels = {c: _labels(original[c], pair.cx[:, pair.categorical.index(c)]) for c in secrets if c in pair.categorical}
+    record_ids = original[id].to_numpy() if id is not None else None
     original = masked = None  # tables read here go now: the pair holds their values (0.8 GB each at 10^7 x 10)
     release_arrow_memory()
     columns = pair.columns
@@ -896,20 +928,165 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
             idle()
         return rows
 
+    # the bounds settle linkage only: an inference from the linked record needs every attack's links
     results, loss_rows = _run_attacks(tasks, pair, perm, seed, say, prl_candidates, meanwhile, pool,
-                                      bounds=attacks is None)
+                                      bounds=attacks is None and not secret)
     results = iter(results)
+    links = {}
     for r in rows:
         if r["measure"] != "ID":
             r.update(next(results))
+            if LINKS in r:
+                link = r.pop(LINKS)
+                if secrets:
+                    links[r["measure"]] = link
     rows.extend(loss_rows or [])
-    out = pd.DataFrame(rows).reindex(columns=COLUMNS)
+    evidence, diversity = [], {}
+    own = np.arange(n)
+    for name, link in links.items():  # linkability's records at risk: linked to their own masked record
+        hit = np.flatnonzero(link == own)
+        evidence.append(pd.DataFrame({"record": record_ids[hit] if record_ids is not None else hit + 1,
+                                      "criterion": "linkability", "attack": name,
+                                      "evidence": "linked to its own masked record"}))
+    for s in secrets:
+        say(f"inference of {s}")
+        found = _inference(pair, s, sets[0], links, tolerance)
+        rows.extend(_inference_rows(found, _scenario_label(sets[0], columns),
+                                    ",".join(columns[c] for c in sets[0]), len(sets[0])))
+        diversity[s] = found.diversity
+        true = pair.cx[:, pair.categorical.index(s)] if found.categorical else pair.x[:, pair.numeric.index(s)]
+        evidence.append(found.evidence(record_ids, labels.get(s), true))
+    out = pd.DataFrame(rows).reindex(columns=COLUMNS + (CRITERION_COLUMNS if secrets else []))
     out.attrs["pairing"] = pair.pairing
     out.attrs["warnings"] = warnings_out
     out.attrs["files"] = {"original": names[0], "masked": names[1]}
     out.attrs["blocking"] = _blocking(pair, sets)
     out.attrs["categorical"] = list(pair.categorical)
     out.attrs["left_out"] = left_out_reasons(attacks)  # {attack: why the default did not run it}
+    if secrets:
+        out.attrs["inference"] = {"tolerance": tolerance, "secrets": secrets, "l_diversity": diversity}
+        out.attrs["records_at_risk"] = RecordsAtRisk(pd.concat(evidence, ignore_index=True))
+    return out
+
+
+# ----------------------------------------------------------------------------- inference
+CRITERION_COLUMNS = ["criterion", "target", "baseline_kind", "baseline_linked", "excess", "excess_low", "excess_high"]
+INFERENCE_KIND = "inference"  # the ``kind`` of an inference row
+
+
+class RecordsAtRisk:
+    """The records each attack puts at risk (``table``: ``record``, ``criterion``, ``attack``,
+    ``evidence``), held in a result's ``attrs``: copied by reference (a copy of the table per
+    pandas operation would cost its size) and equal only to itself (``pd.concat`` compares attrs)."""
+
+    def __init__(self, table: pd.DataFrame):
+        self.table = table
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __eq__(self, other):
+        return self is other
+
+    __hash__ = object.__hash__
+
+    def __repr__(self):
+        return f"RecordsAtRisk({len(self.table)} records)"
+
+
+def records_at_risk(results: pd.DataFrame) -> pd.DataFrame:
+    """The per-record evidence of :func:`assess`'s result: ``record`` (the id, else the row number
+    from 1), ``criterion``, ``attack``, ``evidence`` (empty without a secret)."""
+    held = results.attrs.get("records_at_risk")
+    return held.table if held is not None else pd.DataFrame(columns=["record", "criterion", "attack", "evidence"])
+
+
+def criterion_rows(results: pd.DataFrame) -> list:
+    """The rows of :func:`assess`'s result measured under a criterion other than linkability, as
+    :class:`sdcrisk.criteria.CriterionRow` (the same numbers: successes, trials, baseline)."""
+    from ..criteria import CriterionRow
+
+    if "criterion" not in results.columns:
+        return []
+    r = results[results.criterion.notna() & (results.criterion != "")]
+    return [CriterionRow(criterion=x.criterion, attack=x.measure, successes=float(x.linked), trials=int(x.n),
+                         baseline=x.baseline_kind, baseline_successes=float(x.baseline_linked),
+                         baseline_trials=int(x.n), target=x.target, note=x.note or "") for x in r.itertuples()]
+
+
+def secret_names(columns: list[str], secret, known, scenarios, names=("original", "masked")):
+    """The secrets (``[]`` for none) and the known attributes they leave (``known`` itself, or,
+    when not given, every attribute but the secrets): :class:`AssessError` for a secret not among
+    the attributes, one that is also known, ``each`` without ``known``, or secrets with ``scenarios``."""
+    if secret is None:
+        return [], known
+    wanted = [secret] if isinstance(secret, str) else list(secret)
+    wanted = [w.strip() for item in wanted for w in str(item).split(",") if w.strip()]
+    if not wanted:
+        raise AssessError("secret: no attribute given; expected attribute names or 'each'")
+    if scenarios is not None:
+        raise AssessError("secret: give the known attributes with --known (or none: every other attribute), "
+                          "not --scenarios")
+    if "each" in wanted:
+        if known is None:
+            raise AssessError("secret: 'each' needs --known (each attribute not known is then a secret in turn)")
+        wanted = [c for c in columns if c not in known]
+        if not wanted:
+            raise AssessError(f"secret: 'each' leaves no attribute: --known lists every attribute {columns}")
+    missing = [w for w in wanted if w not in columns]
+    if missing:
+        raise AssessError(f"secret: {missing[0]!r} is not an attribute of both {names[0]} and {names[1]} "
+                          f"(attributes: {columns})")
+    if known is not None:
+        both = [w for w in wanted if w in known]
+        if both:
+            raise AssessError(f"secret: {both[0]!r} is also in --known; a secret is what the intruder does not know")
+    wanted = list(dict.fromkeys(wanted))
+    if known is None:
+        known = [c for c in columns if c not in wanted]
+        if not known:
+            raise AssessError("secret: every attribute is a secret; the intruder must know at least one attribute")
+    return wanted, known
+
+
+def _labels(column: pd.Series, codes: np.ndarray) -> np.ndarray:
+    """The label of each category code (``codes``: the column's codes, record by record; codes
+    only the release has are shown as ``code K``)."""
+    out = np.array([f"code {k}" for k in range(int(codes.max(initial=0)) + 1)], dtype=object)
+    out[codes] = column.astype(str).to_numpy()
+    return out
+
+
+def _inference(pair: Pair, secret: str, cols: list[int], links: dict, tolerance: float):
+    """The inference attacks on ``secret`` knowing the scenario ``cols`` (:func:`sdcrisk.criteria.inference.infer`)."""
+    from ..criteria.inference import infer
+
+    known = [pair.columns[c] for c in cols]
+    kn = [pair.numeric.index(c) for c in known if c in pair.numeric]
+    kc = [c for c in known if c in pair.categorical]
+    jc = [pair.categorical.index(c) for c in kc]
+    categorical = secret in pair.categorical
+    if categorical:
+        j = pair.categorical.index(secret)
+        sx, sy = pair.cx[:, j], pair.cy[:, j]
+    else:
+        j = pair.numeric.index(secret)
+        sx, sy = pair.x[:, j], pair.y[:, j]
+    return infer(secret, sx, sy, categorical=categorical, xn=pair.x[:, kn], yn=pair.y[:, kn], xc=pair.cx[:, jc],
+                 yc=pair.cy[:, jc], blocking=[c in pair.keys for c in kc], ncat=pair.ncat(kc), links=links,
+                 tolerance=tolerance)
+
+
+def _inference_rows(found, label: str, known: str, n_known: int) -> list[dict]:
+    out = []
+    for r in found.rows:
+        low, high = r.interval
+        excess, e_low, e_high = r.excess
+        out.append({"measure": r.attack, "kind": INFERENCE_KIND, "scenario": label, "known": known,
+                    "n_known": n_known, "n": r.trials, "linked": r.successes, "percent": r.percent, "low": low,
+                    "high": high, "baseline": r.baseline_percent, "note": r.note, "criterion": r.criterion,
+                    "target": r.target, "baseline_kind": r.baseline, "baseline_linked": r.baseline_successes,
+                    "excess": excess, "excess_low": e_low, "excess_high": e_high})
     return out
 
 
@@ -986,4 +1163,5 @@ def _loss_rows(pair: Pair) -> list[dict]:
 
 
 __all__ = ["assess", "AssessError", "read_file", "pair_files", "Pair", "scenarios_from", "attack_names",
-           "DEFAULT_ATTACKS", "ALL_ATTACKS", "COLUMNS"]
+           "DEFAULT_ATTACKS", "ALL_ATTACKS", "COLUMNS", "CRITERION_COLUMNS", "criterion_rows", "records_at_risk",
+           "secret_names"]

@@ -14,7 +14,7 @@ known to an intruder. :func:`sdcrisk.assess` types every attribute (:func:`split
   distance below. The rank and location attacks (RBRL, RS-RL, L-RL) and the papers' PRL compare
   ordered values only: they leave these attributes out (said in the report).
 
-Mixed distance (DBRL, GDBRL; :func:`mixed_matrix`)::
+Mixed distance (DBRL, GDBRL; :func:`sdcrisk.linkage.mixed.mixed_matrix`)::
 
     d^2(a, b) = sum_numeric (z_a - z_b)^2  +  w * #{categorical attributes where a and b differ}
 
@@ -46,8 +46,8 @@ import pandas as pd
 
 from .. import progress
 from ..linkage.base import NotApplicable
+from ..linkage.mixed import MISMATCH_WEIGHT, mixed_matrix, standardised  # noqa: F401 (the mixed distance, here for its users)
 
-MISMATCH_WEIGHT = 2.0  # w of the mixed distance (module docstring)
 
 
 def is_categorical(col: pd.Series) -> bool:
@@ -92,26 +92,6 @@ def block_summary(blocks: np.ndarray) -> dict:
     n = blocks.size
     return {"blocks": int(sizes.size), "unique_share": 100.0 * int((sizes == 1).sum()) / n,
             "random_guess": 100.0 * sizes.size / n}
-
-
-def standardised(z: np.ndarray) -> np.ndarray:
-    """Columns scaled by the file's own mean and sample sd (a constant column: 0)."""
-    from ..linkage.distance import standardise
-
-    return standardise(z, z, "own")[0]
-
-
-def mixed_matrix(numeric: np.ndarray, cats: np.ndarray, ncat: Sequence[int]) -> np.ndarray:
-    """One file's coordinates under the mixed distance: standardised numeric columns, then one
-    indicator column per category of each categorical attribute (codes ``cats``, ``ncat[j]``
-    categories), scaled so that a mismatch adds :data:`MISMATCH_WEIGHT`."""
-    parts = [standardised(numeric)] if numeric.shape[1] else []
-    scale = np.sqrt(MISMATCH_WEIGHT / 2.0)
-    for j, k in enumerate(ncat):
-        onehot = np.zeros((cats.shape[0], k))
-        onehot[np.arange(cats.shape[0]), cats[:, j]] = scale
-        parts.append(onehot)
-    return np.hstack(parts) if parts else np.zeros((numeric.shape[0], 0))
 
 
 class Blocked:

@@ -41,6 +41,7 @@ from .. import __version__
 # the ``kind`` values of :mod:`sdcrisk.assess.assessment` (not imported from it: assessment reads INTRUDER here)
 RISK, LOSS = "disclosure risk", "information loss"
 FILES = ("report.json", "report.md", "report.html")
+RECORDS_FILE = "records_at_risk.csv"  # with --secret: record, criterion, attack, evidence, masked
 RESULT_COLUMNS = ["measure", "kind", "scenario", "known", "n_known", "n", "linked", "percent", "low", "high",
                   "baseline", "draws_low", "draws_high", "seconds", "note"]
 LOSS_ORDER = ["IL1", "IL2", "IL3", "IL4", "IL5", "IL", "IL1s", "IL-s"]
@@ -268,7 +269,103 @@ def unpaired_files(warnings: list[str] | tuple = ()) -> list[str]:
     return [w for w in warnings or () if UNPAIRED_WARNING in str(w)]
 
 
-def gate(results: pd.DataFrame, limit: float, warnings: list[str] | tuple = ()) -> dict:
+# ----------------------------------------------------------------------------- the three criteria
+LINKABILITY = "linkability"  # sdcrisk.criteria's names (not imported: the report reads only its tables)
+
+
+def criterion_table(results: pd.DataFrame) -> pd.DataFrame:
+    """The rows measured under a criterion other than linkability (inference; singling out where a
+    measure adds such rows): every row whose ``criterion`` column is set, with its ``masked`` file."""
+    r = _complete(results)
+    if "criterion" not in r.columns:
+        return r.iloc[0:0].assign(criterion=[], target=[], excess=[], excess_low=[], excess_high=[],
+                                  baseline_kind=[])
+    return r[r.criterion.notna() & (r.criterion.astype(str) != "") & r.percent.notna()]
+
+
+def _top_criterion_rows(results: pd.DataFrame) -> dict[str, pd.Series]:
+    """Per criterion other than linkability, its row of highest excess over the baseline (first on
+    equal excesses), over every masked file, target and attack."""
+    rows = criterion_table(results)
+    out = {}
+    for criterion, g in rows.groupby("criterion", sort=False):
+        out[str(criterion)] = g.loc[g.excess.astype(float).idxmax()]
+    return out
+
+
+def _criterion_sentence(x: pd.Series) -> str:
+    what = f"infers {x.target} for" if x.criterion == "inference" else f"({x.target})" if x.target else "reaches"
+    return (f"{x.criterion}: {x.measure} {what} {x.percent:.1f} % of the records (95 % interval "
+            f"{_interval(x.low, x.high)} %) in {Path(str(x.masked)).name}; the {x.baseline_kind} {x.baseline:.1f} %: "
+            f"excess {x.excess:+.1f} points (95 % interval {x.excess_low:+.1f} to {x.excess_high:+.1f})")
+
+
+def criteria_lines(results: pd.DataFrame) -> list[dict]:
+    """One entry per criterion measured (linkability from the linkage headline, then the others by
+    their highest excess): ``criterion``, ``attack``, ``target``, ``masked``, ``percent``, ``low``,
+    ``high``, ``baseline`` (what the attack is measured against), ``baseline_percent``, ``excess``
+    (points; linkability: over the random guess), ``excess_low``, ``excess_high`` (Newcombe's
+    interval; none for linkability) and ``text``, the line the report opens with."""
+    out = []
+    top = headline(results).dropna(subset=["max_linked_percent"])
+    if len(top):
+        t = top.loc[top.max_linked_percent.idxmax()]
+        text = headline_text(results).removeprefix("Highest risk: ").rstrip(".")
+        out.append({"criterion": LINKABILITY, "attack": t.worst_attack, "target": "", "masked": t.masked,
+                    "percent": t.max_linked_percent, "low": t.low, "high": t.high, "baseline": "random guess",
+                    "baseline_percent": t.baseline, "excess": t.max_linked_percent - t.baseline,
+                    "excess_low": math.nan, "excess_high": math.nan, "text": f"{LINKABILITY}: {text}"})
+    for criterion, x in _top_criterion_rows(results).items():
+        out.append({"criterion": criterion, "attack": x.measure, "target": x.target, "masked": x.masked,
+                    "percent": float(x.percent), "low": float(x.low), "high": float(x.high),
+                    "baseline": x.baseline_kind, "baseline_percent": float(x.baseline), "excess": float(x.excess),
+                    "excess_low": float(x.excess_low), "excess_high": float(x.excess_high),
+                    "text": _criterion_sentence(x)})
+    return out
+
+
+def criteria_display(results: pd.DataFrame, timings: bool = True) -> pd.DataFrame:
+    """The criterion rows (inference) as the report shows them, one per file, target and attack."""
+    r = criterion_table(results)
+    return pd.DataFrame({"masked": r.masked, "criterion": r.criterion, "target": r.target, "attack": r.measure,
+                         "n": r.n, "%": r.percent, "95% interval": [_interval(a, b) for a, b in zip(r.low, r.high)],
+                         "baseline": r.baseline_kind, "baseline %": r.baseline, "excess (points)": r.excess,
+                         "excess 95% interval": [f"{a:+.1f} to {b:+.1f}" for a, b in zip(r.excess_low, r.excess_high)],
+                         "note": r.note.fillna("")})
+
+
+def _limit_of(limit, criterion: str) -> float | None:
+    """The --max-risk of ``criterion``: one number for all, or the criterion's entry (None: no gate)."""
+    if isinstance(limit, dict):
+        value = limit.get(criterion)
+        return None if value is None else float(value)
+    return None if limit is None else float(limit)
+
+
+def _limit_text(limit) -> str:
+    if isinstance(limit, dict):
+        return ",".join(f"{k}={_exact(float(v))}" for k, v in limit.items())
+    return _exact(float(limit))
+
+
+def criterion_over_limit(results: pd.DataFrame, limit) -> list[str]:
+    """The ``--max-risk`` gate of the criteria other than linkability: one line per masked file and
+    criterion whose highest excess over the baseline (point estimate, in points) exceeds its limit."""
+    out = []
+    rows = criterion_table(results)
+    for (masked, criterion), g in rows.groupby(["masked", "criterion"], sort=False):
+        cap = _limit_of(limit, str(criterion))
+        if cap is None:
+            continue
+        x = g.loc[g.excess.astype(float).idxmax()]
+        if float(x.excess) > cap:
+            out.append(f"{criterion}: {x.measure}" + (f" on {x.target}" if x.target else "")
+                       + f" exceeds the {x.baseline_kind} by {_above(float(x.excess), cap)} points in {masked} "
+                       f"({x.percent:.1f} % against {x.baseline:.1f} %): above --max-risk {criterion}={_exact(cap)}")
+    return out
+
+
+def gate(results: pd.DataFrame, limit, warnings: list[str] | tuple = ()) -> dict:
     """The ``--max-risk`` verdict: ``status`` :data:`FAIL` when a file's headline exceeds
     ``limit`` (``failed``: :func:`over_limit`'s lines), else :data:`UNDECIDED` when the gate cannot
     vouch for the files (``undecided``: one line per reason: a record-linkage attack requested but
@@ -276,17 +373,27 @@ def gate(results: pd.DataFrame, limit: float, warnings: list[str] | tuple = ()) 
     row order no closer than random pairs make every percentage meaningless), else :data:`PASS`.
     An attack that does not apply to a file by design (:data:`NOT_APPLICABLE_NOTES`) links
     nothing and does not hold the gate back; ID never gates (module docstring). ``lines``: the
-    verdict as the report prints it."""
-    failed = over_limit(results, limit)
+    verdict as the report prints it.
+
+    ``limit``: one number for every criterion, or ``{criterion: limit}`` (``--max-risk
+    linkability=5,inference=10``; a criterion not named is not gated). Linkability gates on the
+    percent of records linked; the other criteria (:func:`criterion_over_limit`) on their excess
+    over the baseline, in points."""
+    link_cap = _limit_of(limit, LINKABILITY)
+    failed = over_limit(results, link_cap) if link_cap is not None else []
+    failed += criterion_over_limit(results, limit)
     missing = missing_rows(results)
     refused = missing[(missing.status == "not run") & (missing.measure != "ID")]
     undecided = [f"the pairing could not be verified: {w[:w.index(UNPAIRED_WARNING) + len(UNPAIRED_WARNING)]} "
                  "(pair them by an id column, --id)" for w in unpaired_files(warnings)]
+    if link_cap is None:
+        refused = refused.iloc[0:0]
     undecided += [f"{x.measure} was not run on {x.masked}" + (f", scenario {x.scenario}" if x.scenario else "")
                   + f" ({x.reason})" for x in refused.itertuples()]
     status = FAIL if failed else UNDECIDED if undecided else PASS
     if status == PASS:
-        lines = [f"every attack at or below --max-risk {_exact(limit)} %"]
+        lines = ([f"every attack at or below --max-risk {_exact(float(limit))} %"] if not isinstance(limit, dict)
+                 else [f"every criterion at or below its --max-risk ({_limit_text(limit)})"])
     else:
         lines = failed + [f"undecided: {u}" for u in undecided]
         if status == UNDECIDED:
@@ -294,7 +401,7 @@ def gate(results: pd.DataFrame, limit: float, warnings: list[str] | tuple = ()) 
                   (["the percentages of records that row order may not pair mean nothing"]
                    if len(undecided) > len(refused) else [])
             ran = len(linkage_rows(results)) > 0
-            lines.append((f"no attack that ran links more than --max-risk {_exact(limit)} %, but" if ran else
+            lines.append((f"no attack that ran links more than --max-risk {_limit_text(limit)} %, but" if ran else
                           "no record-linkage attack ran:") + f" the gate cannot pass: {' and '.join(why)}")
     return {"status": status, "limit": limit, "failed": failed, "undecided": undecided, "lines": lines}
 
@@ -419,6 +526,10 @@ def summary_text(results: pd.DataFrame) -> str:
         lines.append("Attacks without a result:")
         lines.extend(f"  {m}" for m in missing)
     text = headline_text(results)
+    criteria = [c["text"] for c in criteria_lines(results) if c["criterion"] != LINKABILITY]
+    if criteria:
+        lines.append("Inference (and every criterion other than linkability), highest excess over the baseline:")
+        lines.extend(f"  {c}" for c in criteria)
     return "\n".join(lines + ([text] if text else []))
 
 
@@ -694,10 +805,11 @@ def _records(df: pd.DataFrame) -> list[dict]:
 
 
 def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, *,
-                 timings: bool = True) -> list[Path]:
+                 timings: bool = True, records: pd.DataFrame | None = None) -> list[Path]:
     """Write report.json, report.md and report.html into ``out_dir`` (created if needed). The
     files are written to a temporary directory first and moved in only when all three exist, so
-    a failure leaves no partial report.
+    a failure leaves no partial report. ``records``: the records at risk (``record``,
+    ``criterion``, ``attack``, ``evidence``, ``masked``), written as records_at_risk.csv beside them.
 
     ``meta``: ``original``, ``masked`` (paths), ``pairing``, ``warnings``, ``seed``, ``command`` and
     optionally ``blocking`` (``{"keys", "blocks", "unique_share"}``, or one such dict per masked
@@ -728,9 +840,16 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
     finally:
         plt.close(fig1), plt.close(fig2)
     warned = meta.get("warnings") or []
-    verdict = gate(results, float(meta["max_risk"]), warned) if meta.get("max_risk") is not None else None
+    verdict = gate(results, meta["max_risk"], warned) if meta.get("max_risk") is not None else None
+    criteria = criteria_lines(results)
+    crit_table = criteria_display(results)
+    crit_intro = ("Inference: every original record a target; success: the guessed category, or a number within "
+                  f"{100 * float((meta.get('inference') or {}).get('tolerance', 0.05)):g} % of the true value; "
+                  "baseline: the best constant guess from the release (its mode or median); excess: success minus "
+                  "baseline in percentage points with Newcombe's (1998) interval.")
     lines = verdict["lines"] if verdict else []
     doc = {"release_type": meta.get("release_type", "one to one"), "meta": _plain(info), "units": UNITS_TEXT,
+           "criteria": [_plain({k: v for k, v in c.items()}) for c in criteria],
            "headline_text": sentence, "headline": _records(top),
            "intruder": dict(intruder), "blocking": _plain(meta.get("blocking") or {}), "gate": lines,
            "gate_status": verdict["status"] if verdict else None, "not_run": _records(missing_rows(results)),
@@ -751,6 +870,7 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
           f"Original file: `{meta.get('original', '')}`. Records paired by {pairing}.", "",
           stamp, "",
           *[f"**Warning:** {w}\n" for w in warned],
+          *(["## Criteria", "", *[f"- **{c['text']}**" for c in criteria], ""] if len(criteria) > 1 else []),
           "## Summary", "", *([f"**{sentence}**", ""] if sentence else []),
           *[f"**{gate_head}:** {g}\n" for g in lines],
           _markdown_table(summary), "",
@@ -760,6 +880,7 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
           *(["## Blocking", "", *[f"- {b}" for b in blocking], ""] if blocking else []),
           "## Disclosure risk", "", _markdown_table(risk, risk_notes), "", *sample_markdown(meta),
           *(["Tie draws:", "", *[f"- {d}" for d in draws], ""] if draws else []),
+          *(["## Inference", "", crit_intro, "", _markdown_table(crit_table), ""] if len(crit_table) else []),
           "## Information loss (%)", "", _markdown_table(loss), "", "## Units", "", UNITS_TEXT, ""]
     esc = html.escape
     gate_colour = {PASS: "#060", FAIL: "#a00", UNDECIDED: "#a50"}.get(verdict["status"] if verdict else "", "#222")
@@ -775,6 +896,8 @@ ol.notes{{font-size:0.85em}}img{{max-width:100%}}.headline{{font-size:1.15em;fon
 <p>Original file: <code>{esc(str(meta.get('original', '')))}</code>. Records paired by {esc(pairing)}.</p>
 <p>{esc(stamp)}</p>
 {"".join(f'<p style="color:#a00"><b>Warning:</b> {esc(w)}</p>' for w in warned)}
+{("<h2>Criteria</h2><ul>" + "".join(f'<li class="headline">{esc(c["text"])}</li>' for c in criteria) + "</ul>")
+ if len(criteria) > 1 else ""}
 <h2>Summary</h2>
 {f'<p class="headline">{esc(sentence)}</p>' if sentence else ''}
 {"".join(f'<p style="color:{gate_colour}"><b>{esc(gate_head)}:</b> {esc(g)}</p>' for g in lines)}
@@ -789,6 +912,7 @@ ol.notes{{font-size:0.85em}}img{{max-width:100%}}.headline{{font-size:1.15em;fon
 {_html_table(risk, risk_notes, wide=True)}
 {("<p>Tie draws:</p><ul>" + "".join(f"<li>{esc(d)}</li>" for d in draws) + "</ul>") if draws else ""}
 {f"<h2>Sample release</h2><pre>{esc(chr(10).join(sample_markdown(meta)))}</pre>" if meta.get("sample") else ""}
+{(f"<h2>Inference</h2><p>{esc(crit_intro)}</p>" + _html_table(crit_table, wide=True)) if len(crit_table) else ""}
 <h2>Information loss (%)</h2>{_html_table(loss)}
 <h2>Units</h2><p>{esc(UNITS_TEXT)}</p>
 </body></html>
@@ -798,10 +922,14 @@ ol.notes{{font-size:0.85em}}img{{max-width:100%}}.headline{{font-size:1.15em;fon
         (tmp / "report.json").write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
         (tmp / "report.md").write_text("\n".join(md))
         (tmp / "report.html").write_text(page)
-        for name in FILES:
+        names = list(FILES)
+        if records is not None:
+            records.to_csv(tmp / RECORDS_FILE, index=False)
+            names.append(RECORDS_FILE)
+        for name in names:
             os.replace(tmp / name, out / name)
     finally:
         for f in tmp.glob("*"):
             f.unlink()
         tmp.rmdir()
-    return [out / name for name in FILES]
+    return [out / name for name in names]

@@ -65,7 +65,10 @@ def test_prl_links_correctly_only_where_the_bound_allows(masking, coincidence):
 
 
 def test_default_set_skips_prl_only_below_the_headline(monkeypatch):
-    monkeypatch.setenv("SDCRISK_WORKER_MIN", "400")  # the workers, where the bound applies, on a small file
+    from sdcrisk.assess import assessment
+
+    monkeypatch.setenv("SDCRISK_WORKER_MIN", "400")  # the workers on a small file
+    monkeypatch.setattr(assessment, "BOUND_MIN", 400)  # and the bound
     rng = np.random.default_rng(11)
     n = 600
     x = np.round(rng.standard_normal((n, 5)), 2)
@@ -92,6 +95,12 @@ def test_default_set_skips_prl_only_below_the_headline(monkeypatch):
     assert report.gate(default, top.max_linked_percent - 1)["status"] == report.FAIL
     named = assess(X, Y, attacks=["PRL", "RBRL-Max"], information_loss=False)
     assert np.isfinite(named[named.measure == "PRL"].iloc[0].percent)  # named: run to the end
+    monkeypatch.delenv("SDCRISK_WORKER_MIN")  # in this process: the same rows
+    local = assess(X, Y, information_loss=False)
+    pd.testing.assert_frame_equal(default.drop(columns="seconds"), local.drop(columns="seconds"))
+    monkeypatch.setattr(assessment, "BOUND_MIN", n + 1)  # a smaller file than the bound's: run to the end
+    small = assess(X, Y, information_loss=False)
+    assert np.isfinite(small[small.measure == "PRL"].iloc[0].percent)
 
 
 @pytest.mark.parametrize("decimals", [0, 1, 2, None])

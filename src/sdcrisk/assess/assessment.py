@@ -627,6 +627,10 @@ def _attack_row(name, pair: Pair, perm, cols, seed, prl_candidates=None, expecte
         return row
 
 
+#: records from which the default set settles an attack by its bound (:func:`bounded_row`): below,
+#: every attack runs in seconds and is run to the end. A constant of the file's size, not of the
+#: path the attacks take (workers or this process), so that both give the same rows.
+BOUND_MIN = 20_000
 #: the start of the note of a row an attack's bound settled (:func:`bounded_row`; sdcrisk.assess.report)
 BOUNDED = "at most"
 
@@ -930,7 +934,7 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
 
     # the bounds settle linkage only: an inference from the linked record needs every attack's links
     results, loss_rows = _run_attacks(tasks, pair, perm, seed, say, prl_candidates, meanwhile, pool,
-                                      bounds=attacks is None and not secret)
+                                      bounds=attacks is None and not secret and n >= BOUND_MIN)
     results = iter(results)
     links = {}
     for r in rows:

@@ -62,9 +62,9 @@ Up to the one planted record
 (``m + 1`` release records, ``n - 1`` others in the originals), the baseline's success
 probability equals the attack's when the release is independent of the originals, so the excess
 (attack minus baseline, Newcombe's interval) is centred on zero there (tests/test_singling_out.py
-checks the coverage on 200 simulated files). Where the release already holds every original's
-key or value (keys left unchanged by the masking), no original can be planted as a new one; the
-baseline is then Cohen & Nissim's trivial adversary at its best, a predicate of weight ``1/n``
+checks the coverage on 200 simulated files). Where no planted original is isolated by its own
+predicate (the release holds records like every original tried, e.g. keys left unchanged by the
+masking), the baseline is Cohen & Nissim's trivial adversary at its best, a predicate of weight ``1/n``
 that isolates with probability ``(1 - 1/n)^(n-1)``, over as many trials as the attack's, and the
 row's ``note`` says so.
 
@@ -270,8 +270,8 @@ def _row(attack, successes, trials, b_successes, b_trials, n, note=""):
     if b_trials < 1:
         baseline, b_trials = TRIVIAL, trials
         b_successes = _trivial_successes(n, trials)
-        extra = "no original could be planted in the release as a new record (the release holds every " \
-                "original's key or value); baseline: the trivial adversary's best"
+        extra = "no original planted in the release was isolated there by its own predicate (the release " \
+                "holds records like every original tried); baseline: the trivial adversary's best"
         note = f"{note}; {extra}" if note else extra
     return CriterionRow(criterion=SINGLING_OUT, attack=attack, successes=float(successes), trials=int(trials),
                         baseline=baseline, baseline_successes=float(b_successes), baseline_trials=int(b_trials),

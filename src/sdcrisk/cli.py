@@ -344,7 +344,8 @@ def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
             t = assess(args.original, path, id=args.id, known=split(args.known), scenarios=args.scenarios,
                        attacks=split(args.attacks), seed=args.seed, progress=progress,
                        names=(args.original, path), prl_candidates=args.prl_candidates, pool=pool, idle=preload,
-                       secret=secrets(args.secret), tolerance=args.tolerance_value, **extra)
+                       secret=secrets(args.secret), tolerance=args.tolerance_value,
+                       singling_out=args.singling_out, weights=args.weights, **extra)
             tables.append(t.assign(masked=path))
     except AssessError as exc:
         return _fail(str(exc))

@@ -99,6 +99,13 @@ def add_assess_parser(sub) -> argparse.ArgumentParser:
                    help="attribute the intruder tries to infer (inference, attribute disclosure); repeatable or "
                         "comma-separated; 'each': every attribute not in --known in turn. Without --known the "
                         "intruder knows every other attribute")
+    a.add_argument("--singling-out", action="store_true",
+                   help="also run the singling-out attacks on the known attributes (release records unique on "
+                        "the categorical keys that match one original; predicates) and the agencies' measures on "
+                        "the known categorical attributes (k-anonymity, individual risk, l-diversity of the secrets)")
+    a.add_argument("--weights", metavar="COL",
+                   help="the release's sampling-weight column (left out of the attacks): the agencies' individual "
+                        "risk under the super-population model and the expected re-identifications")
     a.add_argument("--tolerance", metavar="T", default=None,
                    help="a numeric secret counts as inferred when |guess - true| <= T x |true| (0 < T <= 1; "
                         "default 0.05)")
@@ -204,6 +211,8 @@ def report_meta(original: str, masked: list[str], tables: list, seed: int, argv:
             "warnings": warned, "seed": seed, "command": shlex.join(["sdcrisk", *argv]),
             "blocking": blocking, "max_risk": max_risk, "left_out": dict(tables[0].attrs.get("left_out") or {}),
             **({"inference": tables[0].attrs["inference"]} if "inference" in tables[0].attrs else {}),
+            **({"key_risk": {path: t.attrs["key_risk"] for path, t in zip(masked, tables) if t.attrs.get("key_risk")}}
+               if any(t.attrs.get("key_risk") for t in tables) else {}),
             **_sample_meta(masked, tables)}
 
 

@@ -830,7 +830,7 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
            names: tuple[str, str] = ("original", "masked"), prl_candidates: int | None = None,
            categorical: Sequence[str] | None = None, pool: AttackWorkers | None = None,
            idle: Callable[[], None] | None = None, secret: str | Sequence[str] | None = None,
-           tolerance: float = TOLERANCE) -> pd.DataFrame:
+           tolerance: float = TOLERANCE, singling_out: bool = False, weights: str | None = None) -> pd.DataFrame:
     """Disclosure risk of every attack and the information loss of ``masked`` against ``original``.
 
     ``original`` and ``masked`` are pandas DataFrames with the same attribute columns (plus the
@@ -867,6 +867,14 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     guess's percent, ``excess`` with Newcombe's interval); :func:`criterion_rows` gives them as
     :class:`sdcrisk.criteria.CriterionRow`, :func:`records_at_risk` the records each attack
     infers (``attrs["records_at_risk"]``), ``attrs["inference"]`` the l-diversity per secret.
+
+    ``singling_out``: add the singling-out attacks on the first scenario's known attributes
+    (:mod:`sdcrisk.criteria.singling_out`: release records unique on the categorical keys that
+    match one original, and predicates), rows of kind ``"singling out"`` like the inference rows.
+    ``weights``: the release's sampling-weight column (not an attribute: left out of every attack);
+    with it, or with ``singling_out``, ``attrs["key_risk"]`` holds the agencies' measures on the
+    release's known categorical attributes (:mod:`sdcrisk.criteria.key_risk`: k-anonymity
+    violations, individual risk and expected re-identifications, l-diversity of the secrets).
     """
     say = progress or (lambda message: None)
     if isinstance(original, (str, Path)) and isinstance(masked, (str, Path)):
@@ -886,6 +894,9 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
         categorical = [categorical]
     if not (isinstance(tolerance, (int, float)) and not isinstance(tolerance, bool) and 0.0 < tolerance <= 1.0):
         raise AssessError(f"tolerance: expected a number in (0, 1] (a share of the true value), got {tolerance!r}")
+    weight_values = None
+    if weights is not None:
+        original, masked, weight_values = _take_weights(original, masked, weights, names)
     pair = pair_files(original, masked, id, names, categorical)
     secrets, known = secret_names(pair.columns, secret, known, scenarios, names)
     labels = {c: _labels(original[c], pair.cx[:, pair.categorical.index(c)]) for c in secrets if c in pair.categorical}
@@ -960,7 +971,17 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
         diversity[s] = found.diversity
         true = pair.cx[:, pair.categorical.index(s)] if found.categorical else pair.x[:, pair.numeric.index(s)]
         evidence.append(found.evidence(record_ids, labels.get(s), true))
-    out = pd.DataFrame(rows).reindex(columns=COLUMNS + (CRITERION_COLUMNS if secrets else []))
+    if singling_out:
+        say("singling out")
+        found, proof = _singling_out(pair, sets[0], seed)
+        rows.extend(_inference_rows(found, _scenario_label(sets[0], columns), ",".join(columns[c] for c in sets[0]),
+                                    len(sets[0])))
+        if len(proof):
+            proof = proof.assign(record=record_ids[proof.record] if record_ids is not None else proof.record + 1)
+            evidence.append(proof)
+    key_risk = _key_risk(pair, sets[0], secrets, weight_values) if singling_out or weights is not None else None
+    criteria_asked = bool(secrets) or singling_out
+    out = pd.DataFrame(rows).reindex(columns=COLUMNS + (CRITERION_COLUMNS if criteria_asked else []))
     out.attrs["pairing"] = pair.pairing
     out.attrs["warnings"] = warnings_out
     out.attrs["files"] = {"original": names[0], "masked": names[1]}
@@ -969,7 +990,10 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     out.attrs["left_out"] = left_out_reasons(attacks)  # {attack: why the default did not run it}
     if secrets:
         out.attrs["inference"] = {"tolerance": tolerance, "secrets": secrets, "l_diversity": diversity}
+    if criteria_asked:
         out.attrs["records_at_risk"] = RecordsAtRisk(pd.concat(evidence, ignore_index=True))
+    if key_risk is not None:
+        out.attrs["key_risk"] = key_risk
     return out
 
 
@@ -1081,12 +1105,70 @@ def _inference(pair: Pair, secret: str, cols: list[int], links: dict, tolerance:
                  tolerance=tolerance)
 
 
+def _singling_out(pair: Pair, cols: list[int], seed: int):
+    """The singling-out attacks on the scenario ``cols`` (:func:`sdcrisk.criteria.singling_out.singling_out`),
+    on the values as the attacks see them (categorical attributes by their common codes)."""
+    from ..criteria.singling_out import singling_out
+
+    known = [pair.columns[c] for c in cols]
+    frames = []
+    for x, cx in ((pair.x, pair.cx), (pair.y, pair.cy)):
+        frames.append(pd.DataFrame({c: (cx[:, pair.categorical.index(c)] if c in pair.categorical
+                                        else x[:, pair.numeric.index(c)]) for c in known}))
+    rows, proof = singling_out(frames[0], frames[1], known, categorical=[c for c in known if c in pair.categorical],
+                               seed=seed)
+    return _Found(rows), proof
+
+
+@dataclass
+class _Found:
+    rows: list
+
+
+def _key_risk(pair: Pair, cols: list[int], secrets: list[str], weights: np.ndarray | None) -> dict | None:
+    """The agencies' measures on the release's known categorical attributes (:func:`sdcrisk.criteria.key_risk.key_risk`),
+    the categorical secrets as sensitive attributes; None without a known categorical attribute."""
+    from ..criteria.key_risk import key_risk
+
+    keys = [pair.columns[c] for c in cols if pair.columns[c] in pair.categorical]
+    if not keys:
+        return None
+    sensitive = [s for s in secrets if s in pair.categorical]
+    table = pd.DataFrame({c: pair.cy[:, pair.categorical.index(c)] for c in keys + sensitive})
+    if weights is not None:
+        table["__weights__"] = weights
+    found = key_risk(table, keys, weights="__weights__" if weights is not None else None, sensitive=sensitive)
+    out = {"keys": keys, "weights": weights is not None, "records": found.n,
+           "k_anonymity": found.k_anonymity.to_dict(orient="records"),
+           "expected_reidentifications": found.risk_ER, "global_risk_percent": found.risk_pct}
+    if sensitive:
+        lowest = {s: int(found.records[f"{s}_Distinct_Ldiversity"].min()) for s in sensitive}
+        out["l_diversity"] = {s: {"lowest_distinct_l": lowest[s], "records_with_l_1": int(
+            (found.records[f"{s}_Distinct_Ldiversity"] <= 1).sum())} for s in sensitive}
+    return out
+
+
+def _take_weights(original: pd.DataFrame, masked: pd.DataFrame, column: str, names) -> tuple:
+    """The release's sampling weights out of both files (an attribute of neither): the tables
+    without the column and the weights (:class:`AssessError` naming the file where it is
+    missing or not positive numbers, :func:`sdcrisk.criteria.key_risk.check_weights`)."""
+    from ..criteria.key_risk import check_weights
+
+    if column not in masked.columns:
+        raise AssessError(f"weights: {names[1]} has no column {column!r}; expected the release's sampling-weight column")
+    try:
+        values = check_weights(masked, column)
+    except ValueError as exc:
+        raise AssessError(f"weights: {names[1]}: {exc}") from None
+    return original.drop(columns=[column], errors="ignore"), masked.drop(columns=[column]), values
+
+
 def _inference_rows(found, label: str, known: str, n_known: int) -> list[dict]:
     out = []
     for r in found.rows:
         low, high = r.interval
         excess, e_low, e_high = r.excess
-        out.append({"measure": r.attack, "kind": INFERENCE_KIND, "scenario": label, "known": known,
+        out.append({"measure": r.attack, "kind": r.criterion, "scenario": label, "known": known,
                     "n_known": n_known, "n": r.trials, "linked": r.successes, "percent": r.percent, "low": low,
                     "high": high, "baseline": r.baseline_percent, "note": r.note, "criterion": r.criterion,
                     "target": r.target, "baseline_kind": r.baseline, "baseline_linked": r.baseline_successes,

@@ -334,6 +334,24 @@ def criteria_display(results: pd.DataFrame, timings: bool = True) -> pd.DataFram
                          "note": r.note.fillna("")})
 
 
+def key_risk_lines(meta: dict) -> list[str]:
+    """One line per masked file and measure of the agencies' measures on the categorical keys
+    (``meta["key_risk"]``, :func:`sdcrisk.assess.assessment.assess`'s ``attrs["key_risk"]``)."""
+    out = []
+    for path, k in (meta.get("key_risk") or {}).items():
+        name = Path(str(path)).name
+        viol = ", ".join(f"k = {r['k']}: {r['violations']:,} ({r['percent']:.2f} %)" for r in k["k_anonymity"])
+        out.append(f"{name}: keys {', '.join(k['keys'])}; records violating k-anonymity: {viol}")
+        out.append(f"{name}: expected re-identifications {k['expected_reidentifications']:,.1f} "
+                   f"({k['global_risk_percent']:.2f} % of {k['records']:,} records; individual risk "
+                   + ("under the super-population model with the sampling weights)" if k["weights"]
+                      else "1 / sample frequency: no sampling weights given)"))
+        for s, d in (k.get("l_diversity") or {}).items():
+            out.append(f"{name}: l-diversity of {s}: lowest distinct l {d['lowest_distinct_l']}, "
+                       f"{d['records_with_l_1']:,} records in key cells with a single value")
+    return out
+
+
 def _limit_of(limit, criterion: str) -> float | None:
     """The --max-risk of ``criterion``: one number for all, or the criterion's entry (None: no gate)."""
     if isinstance(limit, dict):
@@ -843,7 +861,11 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
     verdict = gate(results, meta["max_risk"], warned) if meta.get("max_risk") is not None else None
     criteria = criteria_lines(results)
     crit_table = criteria_display(results)
-    crit_intro = ("Inference: every original record a target; success: the guessed category, or a number within "
+    key_lines = key_risk_lines(meta)
+    crit_intro = ("Singling out: a trial is a predicate (equal categorical keys, or tail conditions on numbers) "
+                  "that isolates one release record; success: it matches exactly one original record; baseline: "
+                  "the same predicates for originals planted in the release (sdcrisk.criteria.singling_out). "
+                  "Inference: every original record a target; success: the guessed category, or a number within "
                   f"{100 * float((meta.get('inference') or {}).get('tolerance', 0.05)):g} % of the true value; "
                   "baseline: the best constant guess from the release (its mode or median); excess: success minus "
                   "baseline in percentage points with Newcombe's (1998) interval.")
@@ -880,7 +902,9 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
           *(["## Blocking", "", *[f"- {b}" for b in blocking], ""] if blocking else []),
           "## Disclosure risk", "", _markdown_table(risk, risk_notes), "", *sample_markdown(meta),
           *(["Tie draws:", "", *[f"- {d}" for d in draws], ""] if draws else []),
-          *(["## Inference", "", crit_intro, "", _markdown_table(crit_table), ""] if len(crit_table) else []),
+          *(["## Singling out and inference", "", crit_intro, "", _markdown_table(crit_table), ""]
+            if len(crit_table) else []),
+          *(["## Agency measures on the categorical keys", "", *[f"- {k}" for k in key_lines], ""] if key_lines else []),
           "## Information loss (%)", "", _markdown_table(loss), "", "## Units", "", UNITS_TEXT, ""]
     esc = html.escape
     gate_colour = {PASS: "#060", FAIL: "#a00", UNDECIDED: "#a50"}.get(verdict["status"] if verdict else "", "#222")
@@ -912,7 +936,8 @@ ol.notes{{font-size:0.85em}}img{{max-width:100%}}.headline{{font-size:1.15em;fon
 {_html_table(risk, risk_notes, wide=True)}
 {("<p>Tie draws:</p><ul>" + "".join(f"<li>{esc(d)}</li>" for d in draws) + "</ul>") if draws else ""}
 {f"<h2>Sample release</h2><pre>{esc(chr(10).join(sample_markdown(meta)))}</pre>" if meta.get("sample") else ""}
-{(f"<h2>Inference</h2><p>{esc(crit_intro)}</p>" + _html_table(crit_table, wide=True)) if len(crit_table) else ""}
+{(f"<h2>Singling out and inference</h2><p>{esc(crit_intro)}</p>" + _html_table(crit_table, wide=True)) if len(crit_table) else ""}
+{("<h2>Agency measures on the categorical keys</h2><ul>" + "".join(f"<li>{esc(k)}</li>" for k in key_lines) + "</ul>") if key_lines else ""}
 <h2>Information loss (%)</h2>{_html_table(loss)}
 <h2>Units</h2><p>{esc(UNITS_TEXT)}</p>
 </body></html>

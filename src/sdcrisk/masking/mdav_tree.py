@@ -618,7 +618,7 @@ def _farthest(tree, flat, q, gub, order):
     nord = _group_order(flat, qy, qn, tree[7], gub, order, np.empty(NB, np.int64))
     best2 = np.full((1, PAD), -1.0)
     arg2 = np.full((1, PAD), np.iinfo(np.int64).max)
-    _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, 0, np.zeros(1, np.int64), best2, arg2)
+    _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, np.int64(0), np.zeros(1, np.int64), best2, arg2)
     return arg2[0, 0]
 
 
@@ -638,7 +638,7 @@ def _farthest_par(tree, flat, q, kk, home, nbout, nt, gub, order, glb):
             nb = _knn_flat(tree, flat, q, kk, home, glb)
             for j in range(kk):
                 nbout[j] = nb[j]
-        _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, t, claim, best2, arg2)
+        _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, np.int64(t), claim, best2, arg2)
     return _best_part(best2, arg2)
 
 
@@ -908,7 +908,7 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
     fnum = np.zeros(1)
     nbout = np.empty(max(k - 1, 1), np.int64)
     na = n
-    gid = 0
+    gid = np.int64(0)
     nfb = 0
     while na >= 3 * k:
         if na < REBUILD * built and na >= 4 * LEAF:
@@ -927,7 +927,7 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
                 labels[nbout[j]] = gid
                 _delete(nbout[j], tree, flat, pos, leaf_of, alive, sums)
             if not alive[xs]:  # the farthest record is one of the group's: search again
-                xs = _farthest_par(tree, flat, z[xr].copy(), 0, 0, nbout, nt, gub, order, glb)
+                xs = _farthest_par(tree, flat, z[xr].copy(), np.int64(0), np.int64(0), nbout, nt, gub, order, glb)
             gid += 1
             na -= k
         else:

@@ -581,10 +581,10 @@ def _knn_flat(tree, flat, q, kk, home, glb):
     bd = np.full(kk, np.inf)
     bi = np.full(kk, np.iinfo(np.int64).max)
     lb = np.empty(G)
-    _knn_group(tree, flat, home, q, qy, qn, qr, lb, bd, bi)
     _lower_bounds(gtab, qy, qn, tree[7], glb[:ng])
-    for grp in range(ng):
-        if grp != home and glb[grp] <= bd[kk - 1]:
+    for step in range(-1, ng):  # one inlined copy of _knn_group: group home, then the others
+        grp = home if step < 0 else step
+        if step < 0 or (grp != home and glb[grp] <= bd[kk - 1]):
             _knn_group(tree, flat, grp, q, qy, qn, qr, lb, bd, bi)
     return bi
 

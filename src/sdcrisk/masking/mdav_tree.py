@@ -618,6 +618,7 @@ def _farthest(tree, flat, q, gub, order):
     nord = _group_order(flat, qy, qn, tree[7], gub, order, np.empty(NB, np.int64))
     best2 = np.full((1, PAD), -1.0)
     arg2 = np.full((1, PAD), np.iinfo(np.int64).max)
+    # np.int64(0), not 0: numba would compile a copy of _far_part for the literal (sdcrisk compile's time)
     _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, np.int64(0), np.zeros(1, np.int64), best2, arg2)
     return arg2[0, 0]
 
@@ -908,7 +909,7 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
     fnum = np.zeros(1)
     nbout = np.empty(max(k - 1, 1), np.int64)
     na = n
-    gid = np.int64(0)
+    gid = np.int64(0)  # int64 constants (np.int64(0)), not literals: one compiled copy of each callee
     nfb = 0
     while na >= 3 * k:
         if na < REBUILD * built and na >= 4 * LEAF:

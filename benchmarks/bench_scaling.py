@@ -279,8 +279,7 @@ def machine() -> list[str]:
         rlv = "not installed"
     return [f"- CPU: {cpu}; cores: {os.cpu_count()} (affinity {len(os.sched_getaffinity(0))}); RAM: {mem:.1f} GiB",
             f"- Python {platform.python_version()}, numpy {np.__version__}, scipy {scipy.__version__}, "
-            f"numba {numba.__version__}, recordlinkage {rlv}",
-            f"- date: {dt.datetime.now(dt.timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}"]
+            f"numba {numba.__version__}, recordlinkage {rlv}"]
 
 
 def _find(rows, task, n, m):

@@ -67,6 +67,7 @@ SLOW_TESTS = {"test_toy_method_and_dataset_through_the_dag", "test_readme_extens
               "test_workflow_on_the_slurm_cluster_matches_the_command"}
 SLOW_TESTS |= {"test_declared_memory_covers_the_measured_peak",  # a child process per masking method
                "test_after_compile_assess_compiles_nothing",  # sdcrisk compile in a fresh cache
+               "test_mdav_kernels_compile_one_specialisation_each",  # MDAV's kernels in a fresh cache
                "test_changed_source_drops_the_cached_kernels_that_may_hold_it"}
 SLOW_TESTS |= {"test_workers_give_the_in_process_rows",  # attack worker processes (sdcrisk.assess.workers)
                "test_error_in_a_worker_names_the_exception_and_the_place",

@@ -206,3 +206,29 @@ def test_readme_carries_no_measured_figure_outside_a_generated_region():
 def test_replication_record_stays_a_reviewers_document():
     """REPLICATION.md under 300 lines: the evidence in full lives in docs/differences.md and docs/."""
     assert len((ROOT / "REPLICATION.md").read_text().splitlines()) < 300
+
+
+# the change-by-change phrasing of a history: a figure "before" or of "the previous commit", a
+# table with before / now columns (each check outside code; docs/performance_history.md holds it)
+HISTORY = re.compile(r"\bprevious (?:commit|kernel|code|estimate|table|run|machine)s?\b|\bthe first version\b|"
+                     r"\b[\d.,]+ (?:s|MiB|MB|GB|GiB) before\b|\|\s*(?:before|now)\s*\||\bused to\b|"
+                     r"\bEarlier measurements\b|\bbefore (?:this|that|the) change\b|\bwas [\d.,]+ s\b", re.I)
+
+
+def history_phrases(text: str) -> list[str]:
+    return [m.group(0) for _, line in prose_lines(text) for m in HISTORY.finditer(line)]
+
+
+def test_history_phrases_are_found():
+    assert history_phrases("4.2 s (9.7 s before); the previous kernel took 3 s\n| attack | before | now |") == [
+        "9.7 s before", "previous kernel", "| before |"]
+    assert history_phrases("It used to force pairs; the first version took 10 s; was 39 s") == [
+        "used to", "the first version", "was 39 s"]
+    assert history_phrases("refused before allocating; freed before the flow; `x before y`") == []
+
+
+def test_benchmark_record_states_the_current_figures():
+    """docs/benchmarks.md states each step's current figure, then what was tried and not kept, with
+    no change-by-change narration: that is docs/performance_history.md's."""
+    assert history_phrases((DOCS / "benchmarks.md").read_text(encoding="utf-8")) == []
+

@@ -4,6 +4,7 @@ compiles nothing; the warm-up child compiles exactly the kernels a real call use
 kernel source drops the cached kernels that may hold the old code."""
 
 import os
+import re
 import subprocess
 import sys
 
@@ -131,7 +132,14 @@ def test_after_compile_assess_compiles_nothing(tmp_path):
     done = subprocess.run([sys.executable, "-m", "sdcrisk.cli", "compile"], env=env, capture_output=True,
                           text=True)
     assert done.returncode == 0, done.stderr
-    assert "compiled tree" in done.stdout and "numba kernels compiled into" in done.stdout
+    assert "numba kernels compiled into" in done.stdout and "compiled tree" not in done.stdout
+    # progress on standard error: a start line, then one line per group as it finishes, with its time
+    progress = done.stderr.splitlines()
+    assert progress[0].startswith(f"compiling {len(kernels.GROUPS)} kernel groups")
+    finished = [re.match(r"  compiled (\S+) \(.*\) in \d+\.\d s \[(\d+)/(\d+), ", line) for line in progress[1:]]
+    assert all(finished), done.stderr
+    assert sorted(m.group(1) for m in finished) == sorted(kernels.GROUPS)
+    assert [int(m.group(2)) for m in finished] == list(range(1, len(kernels.GROUPS) + 1))
     assert {p.name.split("-")[1] for p in cache.glob("sdcrisk-*.compiled")} == set(kernels.GROUPS)
     missing = subprocess.run([sys.executable, "-c", UNCACHED], env=env, capture_output=True, text=True, check=True)
     assert missing.stdout == "", f"kernels sdcrisk compile does not reach (extend sdcrisk.kernels):\n{missing.stdout}"
@@ -228,6 +236,54 @@ def test_every_attack_and_masking_method_has_a_kernel_group():
             p.check(compile_mod._example_params(p), method.name)
     assert all(set(after) <= set(kernels.GROUPS) for after in kernels.AFTER.values())
     assert set(kernels.BACKGROUND) <= set(kernels.GROUPS)
+
+
+SPECIALISATIONS = """
+import numpy as np
+from sdcrisk.masking import mdav_tree, microaggregation
+rng = np.random.Generator(np.random.PCG64(3))
+z = np.round(rng.normal(size=(400, 3)), 1)
+mdav_tree._mdav_tree_kernel(z, 3, 1, 10**9)  # the serial searches
+mdav_tree._mdav_tree_kernel(z, 3, 2, 0)  # the searches in threads
+microaggregation._mdav_kernel_brute(z, 3)
+for module in (mdav_tree, microaggregation):
+    for name, f in sorted(vars(module).items()):
+        if hasattr(f, "signatures") and f.py_func.__module__ == module.__name__ and len(f.signatures) > 1:
+            print(name, [str(sig) for sig in f.signatures])
+"""
+
+
+def test_mdav_kernels_compile_one_specialisation_each(tmp_path):
+    """On an empty cache, MDAV's kernels (the k-d tree kernel on both search paths and the brute
+    one) compile each callee once: a constant argument (a thread's part 0, an empty
+    nearest-record search, the first group's number) is passed as an int64, not as a numba literal
+    that would compile a second copy of the callee and of everything it calls, the largest share of
+    ``sdcrisk compile``'s time (benchmarks/results/compile.md). The labels are the same either way
+    (tests/test_mdav_fast.py)."""
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-c", SPECIALISATIONS], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "", f"kernels compiled for more than one argument-type signature:\n{done.stdout}"
+
+
+def test_compile_command_progress_on_stderr_and_quiet(monkeypatch, capsys):
+    """``sdcrisk compile`` passes compile_all a writer to standard error (flushed, so each group's
+    line shows as it finishes), and a silent one with ``--quiet``; the closing line stays on
+    standard output either way."""
+    from sdcrisk.cli import main
+
+    def fake(groups, *, jobs, force, say):
+        say("  compiled prl (PRL) in 1.0 s [1/1, 1.0 s since the start]")
+        return ["prl"]
+
+    monkeypatch.setattr(compile_mod, "compile_all", fake)
+    assert main(["compile", "prl"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "  compiled prl (PRL) in 1.0 s [1/1, 1.0 s since the start]\n"
+    assert out.startswith("numba kernels compiled into") and out.count("\n") == 1
+    assert main(["compile", "--quiet", "prl"]) == 0
+    out, err = capsys.readouterr()
+    assert err == "" and out.startswith("numba kernels compiled into")
 
 
 def test_compile_command_names_an_unknown_group(capsys):

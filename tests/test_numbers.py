@@ -415,7 +415,7 @@ def test_benchmarks_page_has_the_measured_regions():
     from common import read_region
 
     body = (ROOT / "docs" / "benchmarks.md").read_text()
-    for name in ("run-times", "scaling", "assess", "assess_scale"):
+    for name in ("run-times", "scaling", "assess", "assess_scale", "compile"):
         assert "|" in read_region(body, name), name
 
 

@@ -59,16 +59,20 @@ def _parser() -> argparse.ArgumentParser:
     k.add_argument("group", nargs="*", help="kernel groups (default: all)")
     k.add_argument("--jobs", type=int, default=None, help="processes at a time (default: the usable cores)")
     k.add_argument("--force", action="store_true", help="compile groups already compiled, too")
+    k.add_argument("--quiet", action="store_true", help="no progress messages (a line per kernel group, on "
+                                                        "standard error); the closing line stays")
     return p
 
 
 def compile_command(args) -> int:
-    """``sdcrisk compile``: :func:`sdcrisk.compile.compile_all`, a line per group and a total."""
-    from .compile import compile_all
+    """``sdcrisk compile``: :func:`sdcrisk.compile.compile_all`, a progress line per group on
+    standard error (none with ``--quiet``) and a closing line on standard output."""
+    from .compile import _silent, _stderr, compile_all
 
     t0 = time.perf_counter()
     try:
-        done = compile_all(args.group or None, jobs=args.jobs, force=args.force)
+        done = compile_all(args.group or None, jobs=args.jobs, force=args.force,
+                           say=_silent if args.quiet else _stderr)
     except ValueError as exc:
         print(f"sdcrisk compile: error: {exc}", file=sys.stderr)
         return EXIT_INPUT

@@ -158,11 +158,27 @@ def _compile_timed(group: str) -> float:
     return time.perf_counter() - t0
 
 
-def compile_all(groups=None, *, jobs: int | None = None, force: bool = False, say=print) -> list[str]:
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
+
+
+def _silent(line: str) -> None:
+    pass
+
+
+def _what(group: str) -> str:
+    """What a group compiles, for its progress line: its attacks, or the masking methods."""
+    return ", ".join(GROUPS[group][1]) or ("MDAV" if group == "mdav" else "the other masking methods")
+
+
+def compile_all(groups=None, *, jobs: int | None = None, force: bool = False, say=_stderr) -> list[str]:
     """Compile ``groups`` (default: all of :data:`GROUPS`) not compiled yet (every one with
     ``force``), up to ``jobs`` at a time in separate processes (default: the usable cores; numba
     compiles one kernel at a time per process), in the order of :data:`GROUPS`; a group of
-    :data:`AFTER` starts when the groups it builds on are done. Returns the groups compiled."""
+    :data:`AFTER` starts when the groups it builds on are done. Progress goes to ``say`` (default:
+    standard error, flushed), a line at the start (the groups and processes) and one per group as
+    it finishes (its compile time, the groups done, the time since the start), so that a cold
+    cache's long groups are not a silent wait. Returns the groups compiled."""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     import multiprocessing
 
@@ -176,6 +192,9 @@ def compile_all(groups=None, *, jobs: int | None = None, force: bool = False, sa
         return []
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     jobs = max(1, min(jobs or cores, len(todo)))
+    t0 = time.perf_counter()
+    say(f"compiling {len(todo)} kernel group{'s' * (len(todo) > 1)} ({', '.join(todo)}), {jobs} at a time, "
+        f"into {os.environ.get('NUMBA_CACHE_DIR')}")
     waiting, done, running = list(todo), set(GROUPS) - set(todo), {}
     # spawn, not fork: a clean interpreter on every platform (no inherited numba or thread state)
     pool = ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn"))
@@ -194,8 +213,9 @@ def compile_all(groups=None, *, jobs: int | None = None, force: bool = False, sa
                 except Exception as exc:  # a failed group ends the compile (the cache stays valid)
                     raise RuntimeError(f"kernel group {g}: {type(exc).__name__}: {exc}") from exc
                 done.add(g)
-                what = ", ".join(GROUPS[g][1]) or ("MDAV" if g == "mdav" else "the other masking methods")
-                say(f"compiled {g} ({what}) in {seconds:.1f} s")
+                finished_count = len(todo) - len(waiting) - len(running)
+                say(f"  compiled {g} ({_what(g)}) in {seconds:.1f} s "
+                    f"[{finished_count}/{len(todo)}, {time.perf_counter() - t0:.1f} s since the start]")
     except BaseException:  # a failure or Ctrl-C: stop the other groups at once, not after them
         workers = list(getattr(pool, "_processes", {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
@@ -219,8 +239,7 @@ def before_jobs(say=None) -> list[str]:
     line, and each job compiles what it uses, as without this step. ``say``: where the lines go
     (default: standard error, flushed, beside Snakemake's log). Returns the groups compiled."""
     if say is None:
-        def say(line):
-            print(line, file=sys.stderr, flush=True)
+        say = _stderr
     t0 = time.perf_counter()
     try:
         done = compile_all(say=say)

@@ -414,7 +414,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             write(Plan.from_json(args.plan))
     except (AssessError, ValueError) as exc:
-        print(f"sdcrisk assess_jobs {args.step}: error: {exc}", file=sys.stderr)
+        print(f"{p.prog} {args.step}: error: {exc}", file=sys.stderr)
         return 2
     return 0
 

@@ -581,10 +581,10 @@ def _knn_flat(tree, flat, q, kk, home, glb):
     bd = np.full(kk, np.inf)
     bi = np.full(kk, np.iinfo(np.int64).max)
     lb = np.empty(G)
-    _knn_group(tree, flat, home, q, qy, qn, qr, lb, bd, bi)
     _lower_bounds(gtab, qy, qn, tree[7], glb[:ng])
-    for grp in range(ng):
-        if grp != home and glb[grp] <= bd[kk - 1]:
+    for step in range(-1, ng):  # one inlined copy of _knn_group: group home, then the others
+        grp = home if step < 0 else step
+        if step < 0 or (grp != home and glb[grp] <= bd[kk - 1]):
             _knn_group(tree, flat, grp, q, qy, qn, qr, lb, bd, bi)
     return bi
 
@@ -618,7 +618,8 @@ def _farthest(tree, flat, q, gub, order):
     nord = _group_order(flat, qy, qn, tree[7], gub, order, np.empty(NB, np.int64))
     best2 = np.full((1, PAD), -1.0)
     arg2 = np.full((1, PAD), np.iinfo(np.int64).max)
-    _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, 0, np.zeros(1, np.int64), best2, arg2)
+    # np.int64(0), not 0: numba would compile a copy of _far_part for the literal (sdcrisk compile's time)
+    _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, np.int64(0), np.zeros(1, np.int64), best2, arg2)
     return arg2[0, 0]
 
 
@@ -638,7 +639,7 @@ def _farthest_par(tree, flat, q, kk, home, nbout, nt, gub, order, glb):
             nb = _knn_flat(tree, flat, q, kk, home, glb)
             for j in range(kk):
                 nbout[j] = nb[j]
-        _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, t, claim, best2, arg2)
+        _far_part(tree, flat, q, qy, qn, qr, gub, order, nord, np.int64(t), claim, best2, arg2)
     return _best_part(best2, arg2)
 
 
@@ -908,7 +909,7 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
     fnum = np.zeros(1)
     nbout = np.empty(max(k - 1, 1), np.int64)
     na = n
-    gid = 0
+    gid = np.int64(0)  # int64 constants (np.int64(0)), not literals: one compiled copy of each callee
     nfb = 0
     while na >= 3 * k:
         if na < REBUILD * built and na >= 4 * LEAF:
@@ -927,7 +928,7 @@ def _mdav_tree_kernel(z, k, nt=1, par_min=PAR_MIN):
                 labels[nbout[j]] = gid
                 _delete(nbout[j], tree, flat, pos, leaf_of, alive, sums)
             if not alive[xs]:  # the farthest record is one of the group's: search again
-                xs = _farthest_par(tree, flat, z[xr].copy(), 0, 0, nbout, nt, gub, order, glb)
+                xs = _farthest_par(tree, flat, z[xr].copy(), np.int64(0), np.int64(0), nbout, nt, gub, order, glb)
             gid += 1
             na -= k
         else:

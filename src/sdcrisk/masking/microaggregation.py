@@ -283,7 +283,7 @@ def _mdav_kernel_brute(z, k):
     active = np.arange(n)
     dist = np.empty(n)
     na = n
-    g = 0
+    g = np.int64(0)  # int64, not a numba literal: one compiled copy of _cluster_around
     while na >= 3 * k:
         xr = _farthest(z, active, na, _centroid(z, active, na))
         _cluster_around(z, active, na, xr, k, labels, g, dist)
@@ -291,7 +291,7 @@ def _mdav_kernel_brute(z, k):
         na = _compact(active, na, labels, dist)
         # xs: farthest remaining record from xr (distances already in dist; lowest index on ties)
         best = -1.0
-        xs = -1
+        xs = np.int64(-1)
         for a in range(na):
             if dist[a] > best:
                 best = dist[a]

@@ -78,6 +78,7 @@ from dataclasses import asdict, dataclass, field
 from statistics import NormalDist
 
 import numpy as np
+from numba import njit
 from scipy.special import digamma
 from scipy.stats import rankdata
 
@@ -259,6 +260,8 @@ class MembershipScores:
     dcr: np.ndarray | None = None
     nndr: np.ndarray | None = None
     k: int = 0
+    ref_index: np.ndarray | None = None
+    left_out: np.ndarray | None = None
 
 
 @dataclass
@@ -279,38 +282,137 @@ class MembershipResult:
         return pd.DataFrame([d.as_dict() for d in self.diagnostics])
 
 
+def _g(sorted_scores: np.ndarray, x: np.ndarray, above: bool) -> np.ndarray:
+    """Per ``x``: the number of ``sorted_scores`` below it (``above=False``) or above it
+    (``above=True``), ties counted half."""
+    lo = np.searchsorted(sorted_scores, x, side="left")
+    hi = np.searchsorted(sorted_scores, x, side="right")
+    return (sorted_scores.size - hi if above else lo) + 0.5 * (hi - lo)
+
+
+def _groups(ref: np.ndarray, n0: int):
+    """CSR lists of the records (rows of ``ref``: their reference controls) per control."""
+    owner = np.repeat(np.arange(ref.shape[0]), ref.shape[1])
+    j = ref.ravel()
+    order = np.argsort(j, kind="stable")
+    start = np.zeros(n0 + 1, dtype=np.int64)
+    np.cumsum(np.bincount(j, minlength=n0), out=start[1:])
+    return start, owner[order]
+
+
+@njit(cache=True)
+def _h(a, b):
+    return 1.0 if a > b else (0.5 if a == b else 0.0)
+
+
+@njit(cache=True)
+def _left_out_sums(u, p, q, p2, q2, g0p, g0p2, g1q, g1q2, ms, ml, cs, cl):
+    """``U`` (the Mann-Whitney count of members ``p`` over controls ``q``) with control ``j`` left
+    out, for every ``j``: its own column removed, and the records that had it among their reference
+    controls (members ``ml[ms[j]:ms[j+1]]``, controls ``cl[cs[j]:cs[j+1]]``) moved from their scores
+    ``p``/``q`` to their left-out scores ``p2``/``q2``. ``g0*``: counts of all controls below a
+    member score, ``g1*``: of all members above a control score (ties half), from which the
+    unaffected pairs follow; the pairs among affected records are counted here."""
+    n0 = q.size
+    out = np.empty(n0)
+    for j in range(n0):
+        t = u - g1q[j]
+        for a in range(ms[j], ms[j + 1]):
+            i = ml[a]
+            t += -g0p[i] + _h(p[i], q[j]) + g0p2[i] - _h(p2[i], q[j])
+            for b in range(cs[j], cs[j + 1]):
+                l = cl[b]
+                t += _h(p[i], q[l]) - _h(p2[i], q[l]) - _h(p[i], q2[l]) + _h(p2[i], q2[l])
+        for b in range(cs[j], cs[j + 1]):
+            l = cl[b]
+            t += -g1q[l] + g1q2[l]
+        out[j] = t
+    return out
+
+
+def density_jackknife(scores: MembershipScores, level: float = 0.95) -> tuple[float, float, float, float]:
+    """``(auc, low, high, variance)`` of the density-ratio attack with the delete-one jackknife
+    over both samples (Arvesen 1969): a member left out removes its score; a control left out
+    removes its score *and* moves every record that had it among its ``k`` reference controls to
+    the score with the (k+1)-th neighbour (the reference-size term kept), since the controls are
+    both scored and the reference of the control density. DeLong's variance would treat the
+    scores as independent, which the shared reference is not (mutual nearest controls share their
+    distance): at 200 members and 100 controls its interval covered 0.5 in 91.5 % of 1,000 null
+    simulations. Variance ``(n1-1)/n1 sum (A_(-i) - mean)^2 + (n0-1)/n0 sum (A_(-j) - mean)^2``."""
+    z = _z(level)
+    n1, n0 = scores.members, scores.controls
+    s = scores.attack[DENSITY_ATTACK]
+    p, q = s[:n1], s[n1:]
+    p2, q2 = scores.left_out[:n1], scores.left_out[n1:]
+    ps, qs = np.sort(p), np.sort(q)
+    g0p, g0p2 = _g(qs, p, False), _g(qs, p2, False)
+    g1q, g1q2 = _g(ps, q, True), _g(ps, q2, True)
+    u = float(g0p.sum())
+    auc = u / (n1 * n0)
+    ms, ml = _groups(scores.ref_index[:n1], n0)
+    cs, cl = _groups(scores.ref_index[n1:], n0)
+    a0 = _left_out_sums(u, p, q, p2, q2, g0p, g0p2, g1q, g1q2, ms, ml, cs, cl) / (n1 * (n0 - 1))
+    a1 = (u - g0p) / ((n1 - 1) * n0)
+    var = float((n1 - 1) / n1 * ((a1 - a1.mean()) ** 2).sum() + (n0 - 1) / n0 * ((a0 - a0.mean()) ** 2).sum())
+    half = z * np.sqrt(var)
+    return auc, max(0.0, auc - half), min(1.0, auc + half), var
+
+
 # ---------------------------------------------------------------- scoring
 def _check_k(k, n_controls: int, n_release: int) -> int:
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 1:
         raise ValueError(f"membership: k must be a whole number >= 1, got {k!r}")
     k = int(k)
-    if k > n_controls - 1 or k > n_release:
-        raise ValueError(f"membership: k = {k} needs at least {k + 1} controls and {k} release records, "
+    if k > n_controls - 2 or k > n_release:
+        raise ValueError(f"membership: k = {k} needs at least {k + 2} controls and {k} release records, "
                          f"got {n_controls} and {n_release}")
     return k
 
 
+def _control_neighbours(ctree: KDTree, c: np.ndarray, k: int):
+    """Per control: its ``k`` nearest *other* controls (indices, ascending by distance then index)
+    and the squared distances of the k-th and (k+1)-th of them. The search asks for ``k + 2``
+    neighbours, the record's own row (distance 0) among them, and drops that row; when it is not
+    listed (more than ``k + 1`` exact duplicates with lower indices, all at distance 0) the last
+    one is dropped, which leaves the same distances."""
+    n = c.shape[0]
+    kk = min(k + 2, n)
+    dd, ii = ctree.knn(c, kk)
+    own = ii == np.arange(n)[:, None]
+    drop = np.where(own.any(axis=1), own.argmax(axis=1), kk - 1)
+    keep = np.ones((n, kk), dtype=bool)
+    keep[np.arange(n), drop] = False
+    dd = dd[keep].reshape(n, kk - 1)
+    ii = ii[keep].reshape(n, kk - 1)
+    return ii[:, :k], dd[:, k - 1], dd[:, k]
+
+
 def score_membership(members, controls, release, k: int = 1) -> MembershipScores:
     """Every member's and control's score under both attacks, and the diagnostics' distances
-    (module docstring). ``k``: the neighbour whose distance sets the density estimates."""
+    (module docstring). ``k``: the neighbour whose distance sets the density estimates. The
+    scores also carry what :func:`density_jackknife` needs: each record's ``k`` reference controls
+    (``ref_index``) and its density score with one of them left out (``left_out``)."""
     m, c, r = standardise(members, controls, release)
     k = _check_k(k, c.shape[0], r.shape[0])
     n1, n0, nr, d = m.shape[0], c.shape[0], r.shape[0], m.shape[1]
-    queries = np.concatenate([m, c])
-    dr = KDTree(r, unique=False).knn(queries, max(k, 2))[0]  # squared distances, ascending (n_R >= 2)
+    dr = KDTree(r, unique=False).knn(np.concatenate([m, c]), max(k, 2))[0]  # squared, ascending (n_R >= 2)
     ctree = KDTree(c, unique=False)
-    dc = np.empty(n1 + n0)
-    dc[:n1] = ctree.knn(m, k)[0][:, k - 1]
-    dc[n1:] = ctree.knn(c, k + 1)[0][:, k]  # leave-one-out: the record's own 0 is among the k + 1 smallest
+    dm, im = ctree.knn(m, k + 1)
+    ic, dc_k, dc_next = _control_neighbours(ctree, c, k)
     del ctree
+    dc = np.concatenate([dm[:, k - 1], dc_k])
+    dc_next = np.concatenate([dm[:, k], dc_next])
     ref = np.where(np.arange(n1 + n0) < n1, n0, n0 - 1).astype(np.float64)
-    log_rc = np.log(np.maximum(dc, _TINY))
+    const = digamma(ref + 1.0) - digamma(nr + 1.0)
     log_rr = np.log(np.maximum(dr[:, k - 1], _TINY))
-    density = 0.5 * d * (log_rc - log_rr) + digamma(ref + 1.0) - digamma(nr + 1.0)
+    density = 0.5 * d * (np.log(np.maximum(dc, _TINY)) - log_rr) + const
+    # one reference control left out: the k-th neighbour becomes the (k+1)-th; the size term is kept
+    left_out = 0.5 * d * (np.log(np.maximum(dc_next, _TINY)) - log_rr) + const
     dcr = np.sqrt(dr[:, 0])
     nndr = np.divide(dcr, np.sqrt(dr[:, 1]), out=np.zeros(n1 + n0), where=dr[:, 1] > 0)
     return MembershipScores(members=n1, controls=n0, attack={DCR_ATTACK: -dcr, DENSITY_ATTACK: density},
-                            dcr=dcr, nndr=nndr, k=k)
+                            dcr=dcr, nndr=nndr, k=k, ref_index=np.concatenate([im[:, :k], ic]),
+                            left_out=left_out)
 
 
 def _diagnostic(name: str, values: np.ndarray, n1: int) -> MembershipDiagnostic:
@@ -335,7 +437,10 @@ def membership_inference(members, controls, release, *, k: int = 1, bootstrap: i
     rows = []
     for name in ATTACKS:
         pos, neg = s.attack[name][:n1], s.attack[name][n1:]
-        auc, lo, hi, _ = auc_delong(pos, neg, level)
+        if name == DENSITY_ATTACK:
+            auc, lo, hi, _ = density_jackknife(s, level)
+        else:
+            auc, lo, hi, _ = auc_delong(pos, neg, level)
         tprs = []
         for alpha in FPRS:
             point = tpr_at_fpr(pos, neg, alpha)
@@ -344,7 +449,8 @@ def membership_inference(members, controls, release, *, k: int = 1, bootstrap: i
         note = f"k = {s.k}; leave-one-out for controls" if name == DENSITY_ATTACK else ""
         if s.controls < 1000:
             note = (note + "; " if note else "") + "fewer than 1,000 controls: TPR at FPR 0.1 % uses the largest control score"
-        rows.append(MembershipRow(name, auc, lo, hi, *tprs, members=n1, controls=s.controls, note=note))
+        rows.append(MembershipRow(name, auc, lo, hi, *tprs, members=n1, controls=s.controls, note=note,
+                                  auc_interval="jackknife" if name == DENSITY_ATTACK else "DeLong"))
     diags = (_diagnostic("DCR: distance to closest release record", s.dcr, n1),
              _diagnostic("NNDR: nearest / second-nearest release distance", s.nndr, n1))
     return MembershipResult(tuple(rows), diags, s)

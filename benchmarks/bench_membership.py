@@ -69,13 +69,61 @@ def child(n: int, d: int, bootstrap: int) -> dict:
     return out
 
 
+def phases(n: int, d: int) -> list[dict]:
+    """Wall and CPU time of each step of one call, run step by step (same data and arguments)."""
+    from sdcrisk.criteria import membership as mi
+    from sdcrisk.linkage.neighbours import KDTree
+
+    m, c, r = make_files(n, d)
+    mi.membership_inference(*make_files(300, d), bootstrap=10)
+    out = []
+    t = [time.perf_counter(), time.process_time()]
+
+    def tick(step: str, parallel: bool) -> None:
+        w, cpu = time.perf_counter() - t[0], time.process_time() - t[1]
+        out.append({"step": step, "wall_s": round(w, 1), "cpu_s": round(cpu, 1), "threads": 2 if parallel else 1})
+        t[:] = [time.perf_counter(), time.process_time()]
+
+    zm, zc, zr = mi.standardise(m, c, r)
+    tick("standardise", False)
+    tree = KDTree(zr, unique=False)
+    tick("release tree", False)
+    tree.knn(np.concatenate([zm, zc]), 2)
+    tick(f"{2 * n:,} queries, 2 nearest in the release", True)
+    del tree
+    tree = KDTree(zc, unique=False)
+    tick("control tree", False)
+    tree.knn(zm, 2)
+    tick(f"{n:,} members, 2 nearest controls", True)
+    mi._control_neighbours(tree, zc, 1)
+    tick(f"{n:,} controls, 3 nearest controls (self included)", True)
+    del tree
+    s = mi.score_membership(m, c, r)
+    t[:] = [time.perf_counter(), time.process_time()]
+    mi.density_jackknife(s)
+    tick("density attack: AUC and jackknife", False)
+    x = s.attack[mi.DCR_ATTACK]
+    mi.auc_delong(x[:n], x[n:])
+    tick("distance attack: AUC and DeLong", False)
+    for alpha in mi.FPRS:
+        mi.tpr_at_fpr_bootstrap(x[:n], x[n:], alpha, 1000, np.random.default_rng(0))
+    tick("TPR at 2 rates, 1,000 bootstrap draws, one attack", False)
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--cases", default="1000000x8,1000000x6,1000000x10")
     ap.add_argument("--bootstrap", type=int, default=1000)
     ap.add_argument("--out", default=str(HERE / "results" / "membership"))
+    ap.add_argument("--phases", default="1000000x8", help="one case timed step by step ('' to skip)")
     ap.add_argument("--child", default="")
+    ap.add_argument("--phase-child", default="")
     a = ap.parse_args()
+    if a.phase_child:
+        n, d = (int(v) for v in a.phase_child.split("x"))
+        print(json.dumps(phases(n, d)))
+        return
     if a.child:
         n, d = (int(v) for v in a.child.split("x"))
         print(json.dumps(child(n, d, a.bootstrap)))
@@ -86,6 +134,12 @@ def main() -> None:
                            capture_output=True, text=True, check=True)
         rows.append(json.loads(p.stdout.strip().splitlines()[-1]))
         print(rows[-1], flush=True)
+    steps = []
+    if a.phases:
+        p = subprocess.run([sys.executable, __file__, "--phase-child", a.phases], capture_output=True, text=True,
+                           check=True)
+        steps = json.loads(p.stdout.strip().splitlines()[-1])
+        print(steps, flush=True)
     import pandas as pd
 
     from common import replace_region
@@ -102,6 +156,12 @@ def main() -> None:
     body = (f"Membership inference: every member and control scored against the release (both attacks, "
             f"exact k-d tree), release drawn independently of both; `{command.strip()}`. Machine: {machine}.\n\n"
             f"{table}\n")
+    if steps:
+        st = pd.DataFrame(steps)
+        serial = float((st.cpu_s / st.threads).sum())
+        body += (f"\nStep by step, {a.phases} (a separate run; the k-nearest searches run on 2 threads, the "
+                 f"rest on one). Sum of CPU time / threads: {serial:.0f} s, an estimate of the whole call's "
+                 f"wall time on 2 unshared cores.\n\n{st.to_markdown(index=False)}\n")
     out.with_suffix(".md").write_text("# Membership inference at scale\n\n" + body)
     replace_region(ROOT / "docs" / "benchmarks.md", "membership", body)
 

@@ -10,8 +10,8 @@ Files. All three are numeric arrays with the same columns. They are standardised
 mean and standard deviation (``ddof=0``) of members and controls together: one scale for all
 three, fixed by the records being scored and not by the release (a release that shrinks or
 inflates a column keeps that distortion on the common scale). A column constant over members and
-controls carries no information and is refused, as are NaN or infinite values and files of fewer
-than 2 records.
+controls carries no information and is refused, as are NaN or infinite values, files of fewer
+than 2 records and fewer than ``k + 2`` controls (the density attack's leave-one-out and jackknife).
 
 Attacks (distances are Euclidean on the standardised columns; the ``k`` nearest neighbours come
 from the project's exact k-d tree, :meth:`sdcrisk.linkage.neighbours.KDTree.knn`, so no pair is
@@ -40,7 +40,10 @@ approximated and the result equals a brute-force search):
   size, which treats the two groups alike (an exchangeable pair when the release is independent of
   both). A distance of exactly 0 (a record copied into the release, or duplicated among the
   controls) is floored at the smallest normal double, so that the score stays finite and an exact
-  copy ranks above any positive distance.
+  copy ranks above any positive distance. The default ``k = 1`` reads the densities at the scale
+  of single records: with the members plus 1 % noise as the release the attack's AUC is 1.00 at
+  ``k = 1`` and 0.68 / 0.64 at ``k = 2`` / ``3`` (500 members, 300 controls, 6 columns), the k-th
+  release neighbour then lying beyond the copied record.
 
 Measures, per attack (:class:`MembershipRow`):
 
@@ -53,7 +56,8 @@ Measures, per attack (:class:`MembershipRow`):
   DeLong's variance is too small (its interval covered 0.5 in 91 % of 1,000 simulations of an
   independent release); :func:`density_jackknife` gives the delete-one jackknife over both
   samples instead, exact in one pass over the neighbour lists, conservative in expectation
-  (Efron & Stein 1981; measured standard error 1.3 times the simulations' spread). Both intervals
+  (Efron & Stein 1981; its standard error was 1.3 and 1.4 times the spread of the AUC over
+  simulations at 300 and 3,000 records per group). Both intervals
   are normal intervals clipped to [0, 1];
 * **TPR at FPR 1 % and 0.1 %**, the metric of the MIDST challenge (IEEE SaTML 2025): the largest
   share of members classified as members by a threshold rule ``score > t`` that classifies at most
@@ -344,7 +348,10 @@ def density_jackknife(scores: MembershipScores, level: float = 0.95) -> tuple[fl
     both scored and the reference of the control density. DeLong's variance would treat the
     scores as independent, which the shared reference is not (mutual nearest controls share their
     distance): at 200 members and 100 controls its interval covered 0.5 in 91.5 % of 1,000 null
-    simulations. Variance ``(n1-1)/n1 sum (A_(-i) - mean)^2 + (n0-1)/n0 sum (A_(-j) - mean)^2``."""
+    simulations. Variance ``(n1-1)/n1 sum (A_(-i) - mean)^2 + (n0-1)/n0 sum (A_(-j) - mean)^2``,
+    whose expectation is at least the true variance (Efron & Stein 1981): a nearest-neighbour
+    distance moves in steps when a control is left out, which makes the interval wider than needed
+    (module docstring)."""
     z = _z(level)
     n1, n0 = scores.members, scores.controls
     s = scores.attack[DENSITY_ATTACK]

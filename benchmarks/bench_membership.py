@@ -44,11 +44,16 @@ def _peak_mb() -> float:
     return float("nan")
 
 
-def make_files(n: int, d: int):
-    rng = np.random.default_rng([SEED, n, d])
+def draw(rng: np.random.Generator, n: int, d: int) -> np.ndarray:
+    """``n`` records of ``d`` correlated skewed columns (one latent normal factor plus noise,
+    lognormal transform, 2 decimals)."""
     load = np.linspace(0.5, 0.9, d)
-    z = rng.standard_normal((3 * n, 1)) * load + rng.standard_normal((3 * n, d)) * np.sqrt(1 - load**2)
-    x = np.round(100.0 * np.exp(0.6 * z) * np.arange(1, d + 1), 2)
+    z = rng.standard_normal((n, 1)) * load + rng.standard_normal((n, d)) * np.sqrt(1 - load**2)
+    return np.round(100.0 * np.exp(0.6 * z) * np.arange(1, d + 1), 2)
+
+
+def make_files(n: int, d: int):
+    x = draw(np.random.default_rng([SEED, n, d]), 3 * n, d)
     return x[:n], x[n:2 * n], x[2 * n:]
 
 

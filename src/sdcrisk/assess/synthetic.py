@@ -251,7 +251,7 @@ def _chunks(n: int, size: int, rng: np.random.Generator) -> list[np.ndarray]:
     return [order[min(j * size, n - size):min(j * size, n - size) + size] for j in range(count)]
 
 
-def _singling_out_rows(training, control, release, known, categorical, seed) -> list[dict]:
+def _singling_out_rows(training, control, release, known, categorical, seed, predicates=1000) -> list[dict]:
     from ..criteria.singling_out import singling_out
 
     rng = np.random.Generator(np.random.PCG64(seed))
@@ -260,7 +260,8 @@ def _singling_out_rows(training, control, release, known, categorical, seed) -> 
     for role, frame in (("training", training), ("control", control)):
         for part in _chunks(len(frame), size, rng):
             rows, _ = singling_out(frame.iloc[part][list(known)].reset_index(drop=True), release[list(known)],
-                                   known, categorical=[c for c in known if c in categorical], seed=seed)
+                                   known, categorical=[c for c in known if c in categorical], seed=seed,
+                                   predicates=predicates)
             for r in rows:
                 found.setdefault(r.attack, {}).setdefault(role, []).append((r.successes, r.trials))
     out = []
@@ -317,14 +318,17 @@ def _membership(training, control, release, columns, numeric, seed) -> dict:
 
 def assess_synthetic(original, release, control, *, id: str | None = None, known: Sequence[str] | None = None,
                      secret: str | Sequence[str] | None = None, categorical: Sequence[str] | None = None,
-                     tolerance: float = 0.05, seed: int = 0, membership: bool = True,
+                     tolerance: float = 0.05, seed: int = 0, membership: bool = True, predicates: int = 1000,
+                     singling_out: bool = True,
                      names: tuple[str, str, str] = ("original", "masked", "control"),
                      progress: Callable[[str], None] | None = None) -> pd.DataFrame:
     """Every attack that applies to a synthetic ``release`` of the training records ``original``
     with the control records ``control`` (module docstring). DataFrames or file paths. Returns one
     row per attack with :data:`COLUMNS`; ``attrs``: ``release_type`` ("synthetic"), ``files``,
     ``sizes``, ``known``, ``halves``, ``warnings``, ``membership`` (its rows and diagnostics),
-    ``records_at_risk`` (the training records the linkability attack links, credit 1)."""
+    ``records_at_risk`` (the training records the linkability attack links, credit 1). ``predicates``:
+    the multivariate singling-out predicates to try (:func:`sdcrisk.criteria.singling_out.singling_out`);
+    ``membership=False`` / ``singling_out=False`` leave membership inference / singling out out."""
     from .assessment import AssessError, RecordsAtRisk, read_file, secret_names
     from .categorical import split_columns
 
@@ -378,9 +382,8 @@ def assess_synthetic(original, release, control, *, id: str | None = None, known
                                  "evidence": "both halves of the known attributes lead to the same release record"})
     else:
         say("linkability: needs two known attributes (one for each of the intruder's files); not run")
-    say("singling out")
     t0 = time.perf_counter()
-    so = _singling_out_rows(training, control, release, known, cats, seed)
+    so = _singling_out_rows(training, control, release, known, cats, seed, predicates) if singling_out else []
     for r in so:
         r["seconds"] = (time.perf_counter() - t0) / max(len(so), 1)
     rows.extend(so)

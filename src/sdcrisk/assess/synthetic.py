@@ -147,10 +147,16 @@ def check_files(original: pd.DataFrame, release: pd.DataFrame, control: pd.DataF
 def _identical_share(training: pd.DataFrame, control: pd.DataFrame) -> float:
     """% of the control records equal to some training record on every column (hashes of the rows,
     each column as text so that 3 and 3.0 and "3" match)."""
-    def keys(t):
-        return pd.util.hash_pandas_object(t.astype(str), index=False).to_numpy()
+    both = pd.concat([training, control[list(training.columns)]], ignore_index=True)
+    text = pd.DataFrame({c: _canonical(both[c]) for c in both.columns})
+    keys = pd.util.hash_pandas_object(text, index=False).to_numpy()
+    return 100.0 * float(np.isin(keys[len(training):], keys[:len(training)]).mean())
 
-    return 100.0 * float(np.isin(keys(control), keys(training)).mean())
+
+def _canonical(col: pd.Series) -> pd.Series:
+    """A column's values as text with numbers in one form (3, 3.0 and "3" alike)."""
+    numbers = pd.to_numeric(col, errors="coerce").astype(np.float64)
+    return pd.Series(np.where(numbers.notna(), numbers.map(repr), col.astype(str)), index=col.index)
 
 
 def option_problem(args) -> str | None:

@@ -247,3 +247,14 @@ def test_api_refuses_like_the_command():
         syn.assess_synthetic(t, _draw(rng, 50), t.iloc[:20])
     assert math.isclose(syn.SHARED_MAX, 1.0)
     assert list(itertools.islice(syn.COLUMNS, 2)) == ["criterion", "attack"]
+
+
+def test_assess_with_control_is_the_synthetic_assessment():
+    from sdcrisk.assess.assessment import assess
+
+    rng = np.random.default_rng(4)
+    tr, re, co = _draw(rng, 100), _draw(rng, 100), _draw(rng, 60)
+    got = assess(tr, re, control=co, secret="s", seed=1)
+    want = syn.assess_synthetic(tr, re, co, secret="s", seed=1)
+    assert got.attrs["release_type"] == "synthetic"
+    pd.testing.assert_frame_equal(got.drop(columns="seconds"), want.drop(columns="seconds"))

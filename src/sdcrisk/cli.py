@@ -321,6 +321,15 @@ def assess_command(args) -> int:
 def _assess_and_report(args, limit, progress, start, restore_sigint) -> int:
     from .assess.workers import start_early
 
+    if getattr(args, "control", None) is not None:  # a synthetic release (sdcrisk.assess.synthetic)
+        from .assess.assessment import AssessError
+        from .assess.synthetic import run
+
+        try:
+            return run(args, progress)
+        except AssessError as exc:
+            return _fail(str(exc))
+
     # a large original: the attack workers start now and import while this process reads
     attacks = split(args.attacks) or []
     single = len(attacks) == 1 and attacks[0].lower() != "all" and not args.scenarios

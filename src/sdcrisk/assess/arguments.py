@@ -81,6 +81,10 @@ def add_assess_parser(sub) -> argparse.ArgumentParser:
     a.add_argument("original", help="original file (.csv with a header row, or .parquet)")
     a.add_argument("masked", nargs="+", help="masked file(s), same columns as the original")
     a.add_argument("--id", help="column identifying a record in both files (default: pair records by row order)")
+    a.add_argument("--control", metavar="FILE",
+                   help="synthetic release: the custodian's originals not used to train the generator (same columns "
+                        "as ORIGINAL, the training set); every attack runs on training and on control targets and "
+                        "the risk is the excess, training minus control (docs/assess.md, Synthetic releases)")
     g = a.add_mutually_exclusive_group()
     g.add_argument("--known", help="comma-separated attributes the intruder knows (one scenario)")
     g.add_argument("--scenarios", help="first-j-attributes scenarios 'lo..hi' ('half' and 'all' allowed, "

@@ -830,7 +830,8 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
            names: tuple[str, str] = ("original", "masked"), prl_candidates: int | None = None,
            categorical: Sequence[str] | None = None, pool: AttackWorkers | None = None,
            idle: Callable[[], None] | None = None, secret: str | Sequence[str] | None = None,
-           tolerance: float = TOLERANCE, singling_out: bool = False, weights: str | None = None) -> pd.DataFrame:
+           tolerance: float = TOLERANCE, singling_out: bool = False, weights: str | None = None,
+           control=None) -> pd.DataFrame:
     """Disclosure risk of every attack and the information loss of ``masked`` against ``original``.
 
     ``original`` and ``masked`` are pandas DataFrames with the same attribute columns (plus the
@@ -875,8 +876,17 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     with it, or with ``singling_out``, ``attrs["key_risk"]`` holds the agencies' measures on the
     release's known categorical attributes (:mod:`sdcrisk.criteria.key_risk`: k-anonymity
     violations, individual risk and expected re-identifications, l-diversity of the secrets).
+
+    ``control``: the control set of a synthetic ``masked`` release (originals not used to train the
+    generator; DataFrame or path): the table of :func:`sdcrisk.assess.synthetic.assess_synthetic`
+    instead (every attack on training and on control targets, the excess with Newcombe's interval).
     """
     say = progress or (lambda message: None)
+    if control is not None:  # a synthetic release: sdcrisk.assess.synthetic.assess_synthetic's table
+        from .synthetic import assess_synthetic
+
+        return assess_synthetic(original, masked, control, id=id, known=known, secret=secret, categorical=categorical,
+                                tolerance=tolerance, seed=seed, names=(*names, "control"), progress=progress)
     if isinstance(original, (str, Path)) and isinstance(masked, (str, Path)):
         problem = memory_problem(original, masked, attack_names(attacks))  # before reading (sdcrisk.assess.workers)
         if problem:

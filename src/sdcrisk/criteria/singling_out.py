@@ -220,6 +220,17 @@ def _trivial_successes(n: int, trials: int) -> float:
     return trials * p
 
 
+def _effective(successes: float, trials: int, squares: int) -> tuple[float, int]:
+    """The planted-original baseline in effective trials: originals sharing a key (or value) have
+    one outcome between them, a cluster; ``trials`` originals in clusters whose squared sizes sum
+    to ``squares`` count as Kish's effective number ``trials^2 / squares`` of independent trials
+    (rounded, at least 1), the successes scaled with them (the rate unchanged)."""
+    if trials == 0:
+        return 0.0, 0
+    eff = max(1, int(round(trials * trials / squares)))
+    return successes * eff / trials, eff
+
+
 def _row(attack, successes, trials, b_successes, b_trials, n, note=""):
     if trials < 1:
         return None
@@ -280,8 +291,10 @@ def _exact(original, release, keys, cat, coarsen, n):
     trials = int(release_unique.sum())
     replicated = release_unique & (co[kr] == 1)
     successes = int(replicated.sum())
-    planted = cr[ko] == 0
-    row = _row(EXACT, successes, trials, int((planted & (co[ko] == 2)).sum()), int(planted.sum()), n,
+    absent = cr == 0  # keys of the originals the release lacks: each original holding one is planted
+    sizes = co[absent]
+    b_succ, b_trials = _effective(float(sizes[sizes == 2].sum()), int(sizes.sum()), int((sizes * sizes).sum()))
+    row = _row(EXACT, successes, trials, b_succ, b_trials, n,
                note=f"keys: {', '.join(map(str, (d[0] for d in describe)))}")
     records = np.flatnonzero((co[ko] == 1) & (cr[ko] == 1))
     evidence = []
@@ -351,7 +364,7 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
 
     # univariate: rare categorical values and numeric extremes of the release (attack); originals
     # that would be a rare value or a strict extreme of release + {o} (baseline)
-    u_succ = u_trials = b_succ = b_trials = 0
+    u_succ = u_trials = b_succ = b_trials = b_squares = 0
     u_found: dict[int, list[str]] = {}
     for j, a in enumerate(attrs):
         _, so = a.index("o")
@@ -362,24 +375,30 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
             cand += [[(j, _GE, hi)]] if sr.size < 2 or sr[-2] < hi else []
             below = int(np.searchsorted(so, lo, "left"))  # originals with x < the release's min
             above = n - int(np.searchsorted(so, hi, "right"))  # originals with x > its max
-            b_trials += below + above
-            # o below the release's min isolates when exactly one other original has x <= o.x
-            b_succ += int((np.searchsorted(so, so[:below], "right") == 2).sum())
-            b_succ += int((n - np.searchsorted(so, so[n - above:], "left") == 2).sum())
+            # o below the release's min isolates when exactly one other original has x <= o.x;
+            # originals of equal value form one cluster
+            for vals, count in ((so[:below], lambda v: np.searchsorted(so, v, "right")),
+                                (so[n - above:], lambda v: n - np.searchsorted(so, v, "left"))):
+                if vals.size:
+                    v, c = np.unique(vals, return_counts=True)
+                    b_trials += int(c.sum())
+                    b_squares += int((c * c).sum())
+                    b_succ += int(c[count(v) == 2].sum())
         else:
             cr = np.bincount(a.r, minlength=len(a.labels))
             co = np.bincount(a.o, minlength=len(a.labels))
             cand = [[(j, _EQ, v)] for v in np.flatnonzero(cr == 1)]
-            absent = cr[a.o] == 0
-            b_trials += int(absent.sum())
-            b_succ += int((absent & (co[a.o] == 2)).sum())
+            c = co[(cr == 0) & (co > 0)]  # values the release lacks, one cluster each
+            b_trials += int(c.sum())
+            b_squares += int((c * c).sum())
+            b_succ += int(c[c == 2].sum())
         for terms in cand:
             u_trials += 1
             c, ids = _count(attrs, terms)
             if c == 1:
                 u_succ += 1
                 u_found.setdefault(int(ids[0]), []).append(_text(attrs, terms))
-    row = _row(UNIVARIATE, u_succ, u_trials, b_succ, b_trials, n)
+    row = _row(UNIVARIATE, u_succ, u_trials, *_effective(b_succ, b_trials, b_squares), n)
     if row is not None:
         rows.append(row)
     evidence += _predicate_evidence(u_found, UNIVARIATE)

@@ -223,7 +223,7 @@ def test_calibrated_for_an_independent_release():
     covered, seen = {}, {}
     for _ in range(200):
         o, r = make(200, rng), make(200, rng)
-        rows, _ = singling_out(o, r, KEYS, coarsen={AGE: 10}, predicates=150, max_terms=3, seed=rng)
+        rows, _ = singling_out(o, r, KEYS, coarsen={AGE: 10}, predicates=60, max_terms=3, seed=rng)
         for row in rows:
             _, low, high = row.excess
             seen[row.attack] = seen.get(row.attack, 0) + 1

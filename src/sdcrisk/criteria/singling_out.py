@@ -84,6 +84,7 @@ EVIDENCE_COLUMNS = ["record", "criterion", "attack", "evidence"]
 
 _EQ, _LE, _GE = 0, 1, 2
 _OPS = {_EQ: "==", _LE: "<=", _GE: ">="}
+_DRAWS = 20  # conjunctions drawn per one asked for, at most (most do not isolate a record in large files)
 _FIRST_CHUNK = 4096
 _MAX_CHUNK = 1 << 20
 
@@ -156,7 +157,7 @@ class _Attribute:
         """``(order, sorted values)`` of the originals (``side="o"``) or the release (``"r"``)."""
         if side not in self._index:
             v = self.o if side == "o" else self.r
-            order = np.argsort(v, kind="stable").astype(np.int32 if v.size < 2**31 else np.int64)
+            order = np.argsort(v).astype(np.int32 if v.size < 2**31 else np.int64)
             self._index[side] = (order, v[order])
         return self._index[side]
 
@@ -171,8 +172,8 @@ class _Attribute:
     def render(self, value) -> str:
         if self.numeric:
             return format(float(value), ".10g")
-        return repr(self.labels[int(value)].item() if hasattr(self.labels[int(value)], "item")
-                    else self.labels[int(value)])
+        label = self.labels[int(value)]
+        return repr(label.item() if isinstance(label, np.generic) else label)
 
 
 def _quote(name) -> str:
@@ -283,7 +284,7 @@ def _exact(original, release, keys, cat, coarsen, n):
             parts_r.append(a.r)
             describe.append((k, "value", None, a))
     if not parts_o:
-        return None, [], "no categorical or coarsened key"
+        return None, None
     ko, kr, size = _combine(parts_o, parts_r)
     co = np.bincount(ko, minlength=size)
     cr = np.bincount(kr, minlength=size)
@@ -297,18 +298,18 @@ def _exact(original, release, keys, cat, coarsen, n):
     row = _row(EXACT, successes, trials, b_succ, b_trials, n,
                note=f"keys: {', '.join(map(str, (d[0] for d in describe)))}")
     records = np.flatnonzero((co[ko] == 1) & (cr[ko] == 1))
-    evidence = []
-    for i in records:
-        cells = []
-        for j, (k, kind, w, extra) in enumerate(describe):
-            if kind == "bin":
-                b = extra[parts_o[j][i]]
-                cells.append(f"{_quote(k)} in [{format(b * w, '.10g')}, {format((b + 1) * w, '.10g')})")
-            else:
-                cells.append(f"{_quote(k)} == {extra.render(extra.o[i])}")
-        evidence.append((int(i), EXACT, "the only record with " + " and ".join(cells)
-                         + " in the original and in the release"))
-    return row, evidence, ""
+    # the evidence built per category, then gathered per record (millions of records at scale)
+    text = None
+    for j, (k, kind, w, extra) in enumerate(describe):
+        if kind == "bin":
+            words = [f"{_quote(k)} in [{format(b * w, '.10g')}, {format((b + 1) * w, '.10g')})" for b in extra]
+        else:
+            words = [f"{_quote(k)} == {extra.render(c)}" for c in range(len(extra.labels))]
+        cells = pd.Series(np.asarray(words, dtype=object)[parts_o[j][records]], dtype=object)
+        text = cells if text is None else text + " and " + cells
+    frame = pd.DataFrame({"record": records.astype(np.int64), "attack": EXACT,
+                          "evidence": "the only record with " + text + " in the original and in the release"})
+    return row, frame
 
 
 def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[str], *,
@@ -357,18 +358,17 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
     rows: list[CriterionRow] = []
     evidence: list[tuple[int, str, str]] = []
 
-    exact_row, exact_evidence, _ = _exact(original, release, keys, cat, coarsen, n)
+    exact_row, exact_evidence = _exact(original, release, keys, cat, coarsen, n)
     if exact_row is not None:
         rows.append(exact_row)
-    evidence += exact_evidence
 
     # univariate: rare categorical values and numeric extremes of the release (attack); originals
     # that would be a rare value or a strict extreme of release + {o} (baseline)
     u_succ = u_trials = b_succ = b_trials = b_squares = 0
     u_found: dict[int, list[str]] = {}
     for j, a in enumerate(attrs):
-        _, so = a.index("o")
         if a.numeric:
+            _, so = a.index("o")
             _, sr = a.index("r")
             lo, hi = sr[0], sr[-1]
             cand = [[(j, _LE, lo)]] if sr.size < 2 or sr[1] > lo else []
@@ -410,47 +410,74 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
         low = min(min_terms, top)
         medians = [float(np.median(a.r)) if a.numeric else None for a in attrs]
 
-        def draw(values, size):
-            made = set()
-            for _ in range(predicates):
+        def draw(values, size, keep):
+            """Distinct conjunctions built from random records of ``values``, at most one kept per
+            record, until ``predicates`` pass ``keep`` or ``_DRAWS`` times ``predicates`` have
+            been drawn."""
+            seen, kept, sources = set(), [], set()
+            for _ in range(_DRAWS * predicates):
+                if len(kept) == predicates:
+                    break
                 i = int(rng.integers(size))
+                if i in sources:
+                    continue
                 k = int(rng.integers(low, top + 1))
-                cols = np.sort(rng.choice(len(attrs), size=k, replace=False))
                 terms = []
-                for j in cols:
+                for j in np.sort(rng.choice(len(attrs), size=k, replace=False)):
                     v = values[j][i]
                     if attrs[j].numeric:
                         terms.append((int(j), _LE if v <= medians[j] else _GE, float(v)))
                     else:
                         terms.append((int(j), _EQ, int(v)))
-                made.add(tuple(terms))
-            return sorted(made)
+                terms = tuple(terms)
+                if terms not in seen:
+                    seen.add(terms)
+                    if keep(terms):
+                        kept.append((terms, i))
+                        sources.add(i)
+            return kept, len(seen)
 
-        m_succ = m_trials = mb_succ = mb_trials = 0
+        # attack: conjunctions that isolate their record in the release; baseline: conjunctions
+        # from originals that no release record satisfies (they isolate o in release + {o})
+        tried, drawn = draw([a.r for a in attrs], m, lambda t: _count(attrs, t, "r", limit=2)[0] == 1)
+        # an original singled out by an earlier conjunction is not counted again (its predicates'
+        # outcomes are one, not independent trials); the baseline likewise for the other original
+        m_succ = m_trials = 0
         m_found: dict[int, list[str]] = {}
-        drawn = draw([a.r for a in attrs], m)
-        for terms in drawn:
-            if _count(attrs, terms, "r", limit=2)[0] != 1:
+        for terms, _ in tried:
+            c, ids = _count(attrs, terms)
+            if c == 1 and int(ids[0]) in m_found:
+                m_found[int(ids[0])].append(_text(attrs, terms))
                 continue
             m_trials += 1
-            c, ids = _count(attrs, terms)
             if c == 1:
                 m_succ += 1
-                m_found.setdefault(int(ids[0]), []).append(_text(attrs, terms))
-        for terms in draw([a.o for a in attrs], n):
-            if _count(attrs, terms, "r", limit=1)[0] != 0:
+                m_found[int(ids[0])] = [_text(attrs, terms)]
+        planted, _ = draw([a.o for a in attrs], n, lambda t: _count(attrs, t, "r", limit=1)[0] == 0)
+        mb_succ = mb_trials = 0
+        others = set()
+        for terms, o in planted:
+            c, ids = _count(attrs, terms)
+            other = int(ids[ids != o][0]) if c == 2 else -1
+            if other in others:
                 continue
             mb_trials += 1
-            mb_succ += _count(attrs, terms)[0] == 2
+            if c == 2:
+                mb_succ += 1
+                others.add(other)
         row = _row(MULTIVARIATE, m_succ, m_trials, mb_succ, mb_trials, n,
-                   note=f"{len(drawn)} distinct conjunctions of {low} to {top} terms drawn from release records, "
-                        f"{m_trials} isolate a release record")
+                   note=f"{len(tried)} of {drawn} distinct conjunctions of {low} to {top} terms drawn from "
+                        f"release records isolate a release record")
         if row is not None:
             rows.append(row)
         evidence += _predicate_evidence(m_found, MULTIVARIATE)
 
-    frame = pd.DataFrame([(r, SINGLING_OUT, att, ev) for r, att, ev in evidence], columns=EVIDENCE_COLUMNS)
-    frame = frame.sort_values(["record", "attack"], kind="stable").reset_index(drop=True)
+    frames = [pd.DataFrame(evidence, columns=["record", "attack", "evidence"]).astype({"record": np.int64})]
+    if exact_evidence is not None:
+        frames.insert(0, exact_evidence)
+    frame = pd.concat(frames, ignore_index=True)
+    frame.insert(1, "criterion", SINGLING_OUT)
+    frame = frame[EVIDENCE_COLUMNS].sort_values(["record", "attack"], kind="stable").reset_index(drop=True)
     frame["record"] = frame["record"].astype(np.int64)
     return rows, frame
 

@@ -7,7 +7,9 @@ Data (seeded): 8 keys. ``exact``: 8 categorical keys of 2 to 100 categories (ske
 the original with 5 % of each key's cells recoded at random (PRAM-like). ``predicates``: 5 of those
 categorical keys and 3 numeric ones (a latent normal factor plus noise, lognormal, rounded), the
 release with the categorical cells recoded as above and the numeric values with 10 % multiplicative
-noise. Each case runs :func:`sdcrisk.criteria.singling_out.singling_out` once, in its own child
+noise. ``evaluate`` times the predicate evaluation alone: the columns sorted, then the predicates
+(three-term conjunctions from random release records) counted in both files. The other cases
+run :func:`sdcrisk.criteria.singling_out.singling_out` once. Each case runs in its own child
 process (``--child``): wall time of the whole call (the data already in memory), and the child's
 peak resident memory (VmHWM, inputs included). ``exact`` runs with ``max_terms=1`` (exact and
 univariate attacks, no conjunction); ``predicates`` with ``predicates`` conjunctions of exactly
@@ -71,9 +73,41 @@ def make(n: int, case: str):
     return pd.DataFrame(o), pd.DataFrame(r), [k for k in o if k.startswith("cat ")]
 
 
+def evaluate(n: int, predicates: int) -> dict:
+    """The evaluation alone: ``predicates`` three-term conjunctions from random release records,
+    each counted in the release and in the originals (the sorted-column slices of
+    ``singling_out``; the sorting included in the time)."""
+    from sdcrisk.criteria import singling_out as so
+
+    o, r, cat = make(n, "predicates")
+    rng = np.random.default_rng([SEED, 1])
+    t0 = time.perf_counter()
+    attrs = [so._Attribute(k, o[k], r[k], numeric=k not in cat) for k in o.columns]
+    medians = [float(np.median(a.r)) if a.numeric else None for a in attrs]
+    counts = {"o": [0, 0, 0, 0], "r": [0, 0, 0, 0]}
+    for _ in range(predicates):
+        i = int(rng.integers(n))
+        terms = []
+        for j in np.sort(rng.choice(len(attrs), size=3, replace=False)):
+            a, v = attrs[j], attrs[j].r[i]
+            terms.append((int(j), (so._LE if v <= medians[j] else so._GE) if a.numeric else so._EQ,
+                          float(v) if a.numeric else int(v)))
+        for side in ("r", "o"):
+            counts[side][so._count(attrs, terms, side)[0]] += 1
+    seconds = time.perf_counter() - t0
+    note = "; ".join(f"{'release' if s == 'r' else 'originals'}: count 0/1/2/3+ = " + "/".join(map(str, c))
+                     for s, c in counts.items())
+    return {"case": "evaluate", "n": n, "keys": len(attrs), "seconds": round(seconds, 2), "peak_mb": round(_peak_mb()),
+            "rows": [{"attack": f"{predicates} three-term conjunctions counted in both files", "successes": 0,
+                      "trials": predicates, "percent": float("nan"), "baseline_percent": float("nan"),
+                      "baseline_trials": 0, "note": note}], "records_singled_out": 0}
+
+
 def child(case: str, n: int, predicates: int) -> dict:
     from sdcrisk.criteria.singling_out import singling_out
 
+    if case == "evaluate":
+        return evaluate(n, predicates)
     o, r, cat = make(n, case)
     keys = list(o.columns)
     kw = dict(max_terms=1) if case == "exact" else dict(predicates=predicates, min_terms=3, max_terms=3)
@@ -100,7 +134,7 @@ def main():
         return
     load_start = os.getloadavg()
     results = []
-    for case in ("exact", "predicates"):
+    for case in ("exact", "evaluate", "predicates"):
         out = subprocess.run([sys.executable, __file__, "--child", case, str(a.n), str(a.predicates)],
                              check=True, capture_output=True, text=True, env={**os.environ, "OMP_NUM_THREADS": "2"})
         results.append(json.loads(out.stdout.strip().splitlines()[-1]))
@@ -114,9 +148,15 @@ def main():
              "baseline % (trials) | note |", "|---|---|---|---|---|---|---|---|---|---|"]
     flat = []
     for res in results:
-        what = "exact + univariate, 8 categorical keys" if res["case"] == "exact" else \
-            f"{a.predicates} three-term conjunctions (+ as many baseline) + exact + univariate, 5 categorical + 3 numeric"
+        what = {"exact": "`singling_out`, max_terms=1: exact + univariate, 8 categorical keys",
+                "evaluate": "evaluation only: 3-term conjunctions from release records, 5 categorical + 3 numeric keys",
+                "predicates": f"`singling_out`, predicates={a.predicates}, 3 terms: exact + univariate + "
+                              "multivariate, 5 categorical + 3 numeric keys"}[res["case"]]
         for x in res["rows"]:
+            if res["case"] == "evaluate":
+                table.append(f"| {what} | {res['n']:,} | {res['keys']} | {res['seconds']} | {res['peak_mb']} | "
+                             f"{x['attack']} |  |  |  | {x['note']} |")
+                continue
             table.append(f"| {what} | {res['n']:,} | {res['keys']} | {res['seconds']} | {res['peak_mb']} | {x['attack']} | "
                          f"{x['successes']:g} / {x['trials']} | {x['percent']:.2f} | {x['baseline_percent']:.2f} "
                          f"({x['baseline_trials']}) | {x['note']} |")

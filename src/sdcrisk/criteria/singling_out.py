@@ -23,10 +23,14 @@ weight built without the release. Three attacks, each a :class:`~.rows.Criterion
     release when one release record holds the extreme (the univariate queries of anonymeter,
     Giomi et al. 2023, PoPETs).
 ``multivariate predicates``
-    ``predicates`` conjunctions of 2 to ``max_terms`` attributes drawn, each built from a release
-    record drawn at random: ``A == r.A`` for a categorical key, ``x <= r.x`` when ``r.x`` lies at
-    or below the release's median of ``x`` and ``x >= r.x`` above it (the tail towards which ``r``
-    is rare; Giomi et al. 2023). Identical predicates count once.
+    Conjunctions of 2 to ``max_terms`` attributes, each built from a release record drawn at
+    random: ``A == r.A`` for a categorical key, ``x <= r.x`` when ``r.x`` lies at or below the
+    release's median of ``x`` and ``x >= r.x`` above it (the tail towards which ``r`` is rare;
+    Giomi et al. 2023). Distinct conjunctions are drawn until ``predicates`` of them isolate a
+    release record (at most one per record), or ``_DRAWS * predicates`` were drawn (in large
+    files few random records are extreme enough). An original singled out by an earlier
+    conjunction is not counted again: the outcomes of predicates about one record are one
+    outcome, not independent trials.
 
 Every predicate is a guess the intruder can check on the release first: it is tried (a trial)
 when it isolates one release record, as the exact attack tries the release uniques (anonymeter
@@ -45,8 +49,11 @@ originals one at a time: a predicate built from ``o`` is a trial when it isolate
 satisfies it (two originals in all). For the exact attack, every original whose key does not
 occur in the release; for the univariate predicates, every original holding a categorical value
 absent from the release, or a value beyond the release's minimum or maximum; for the
-multivariate predicates, ``predicates`` originals drawn at random, the predicate built from each
-as from a release record (the release's medians choose the tails). Up to the one planted record
+multivariate predicates, originals drawn at random as release records are for the attack, the
+predicate built from each as from a release record (the release's medians choose the tails; an
+"other original" already counted is not counted again). Originals sharing a key or value have
+one outcome between them: the exact and univariate baselines count them as Kish's effective
+number of trials. Up to the one planted record
 (``m + 1`` release records, ``n - 1`` others in the originals), the baseline's success
 probability equals the attack's when the release is independent of the originals, so the excess
 (attack minus baseline, Newcombe's interval) is centred on zero there (tests/test_singling_out.py
@@ -146,18 +153,36 @@ class _Attribute:
                 if np.isnan(v).any():
                     raise ValueError(f"keys: numeric column {name!r} has missing values in the {what}")
             self.labels = None
+        elif pd.api.types.is_integer_dtype(o.dtype) and pd.api.types.is_integer_dtype(r.dtype) \
+                and not isinstance(o.dtype, pd.api.extensions.ExtensionDtype) \
+                and not isinstance(r.dtype, pd.api.extensions.ExtensionDtype):
+            # integer codes: shifted to start at 0, no hashing (the labels are the integers)
+            ov, rv = o.to_numpy(), r.to_numpy()
+            lo = min(int(ov.min()), int(rv.min()))
+            hi = max(int(ov.max()), int(rv.max()))
+            if hi - lo < 2**20:
+                self.o, self.r = ov.astype(np.int64) - lo, rv.astype(np.int64) - lo
+                self.labels = np.arange(lo, hi + 1)
+            else:
+                self._factorize(o, r)
         else:
-            both = pd.concat([o, r], ignore_index=True)
-            codes, self.labels = pd.factorize(both, use_na_sentinel=False)
-            codes = codes.astype(np.int64, copy=False)
-            self.o, self.r = codes[:len(o)], codes[len(o):]
+            self._factorize(o, r)
         self._index = {}
+
+    def _factorize(self, o: pd.Series, r: pd.Series):
+        codes, self.labels = pd.factorize(pd.concat([o, r], ignore_index=True), use_na_sentinel=False)
+        codes = codes.astype(np.int64, copy=False)
+        self.o, self.r = codes[:len(o)], codes[len(o):]
 
     def index(self, side: str):
         """``(order, sorted values)`` of the originals (``side="o"``) or the release (``"r"``)."""
         if side not in self._index:
             v = self.o if side == "o" else self.r
-            order = np.argsort(v).astype(np.int32 if v.size < 2**31 else np.int64)
+            if not self.numeric and len(self.labels) < 2**15:
+                order = np.argsort(v.astype(np.int16), kind="stable")  # a radix sort on small codes
+            else:
+                order = np.argsort(v)
+            order = order.astype(np.int32 if v.size < 2**31 else np.int64)
             self._index[side] = (order, v[order])
         return self._index[side]
 
@@ -299,16 +324,15 @@ def _exact(original, release, keys, cat, coarsen, n):
                note=f"keys: {', '.join(map(str, (d[0] for d in describe)))}")
     records = np.flatnonzero((co[ko] == 1) & (cr[ko] == 1))
     # the evidence built per category, then gathered per record (millions of records at scale)
-    text = None
+    columns = []
     for j, (k, kind, w, extra) in enumerate(describe):
         if kind == "bin":
             words = [f"{_quote(k)} in [{format(b * w, '.10g')}, {format((b + 1) * w, '.10g')})" for b in extra]
         else:
             words = [f"{_quote(k)} == {extra.render(c)}" for c in range(len(extra.labels))]
-        cells = pd.Series(np.asarray(words, dtype=object)[parts_o[j][records]], dtype=object)
-        text = cells if text is None else text + " and " + cells
-    frame = pd.DataFrame({"record": records.astype(np.int64), "attack": EXACT,
-                          "evidence": "the only record with " + text + " in the original and in the release"})
+        columns.append(np.asarray(words, dtype=object)[parts_o[j][records]])
+    text = ["the only record with " + " and ".join(t) + " in the original and in the release" for t in zip(*columns)]
+    frame = pd.DataFrame({"record": records.astype(np.int64), "attack": EXACT, "evidence": text})
     return row, frame
 
 
@@ -329,7 +353,8 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
         Bin width per numeric key: the exact attack uses the key coarsened to
         ``floor(x / width)`` (a width > 0).
     predicates
-        Number of multivariate conjunctions drawn (and as many baseline ones); >= 1.
+        Number of multivariate conjunctions that isolate a release record to try (drawn until
+        found, at most ``20 * predicates`` drawn; as many for the baseline); >= 1.
     min_terms, max_terms
         Terms per conjunction, drawn uniformly in ``min_terms..max_terms`` (``2 <= min_terms``,
         ``max_terms`` from 1 to 4; 1 keeps the univariate predicates only).

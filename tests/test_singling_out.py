@@ -4,6 +4,9 @@ and their planted-original baseline, a boolean mask per predicate for the multiv
 the original released unchanged; a noise masking; calibration on independent releases; bad
 inputs."""
 
+import itertools
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -57,12 +60,35 @@ def effective(successes, trials, squares):
     return successes * eff / trials, eff
 
 
+def split_probability(values_o, values_r):
+    """P(one release value holds the minimum and exactly one original is at or below it) and
+    P(one release value holds the minimum), over every split of the pooled values into the two
+    sizes, by counting: the levels below the minimum all originals, one release value among the
+    c values at its level, the other m - 1 release values above it."""
+    pooled = np.sort(np.concatenate([values_o, values_r]))
+    n, m = len(values_o), len(values_r)
+    total = math.comb(n + m, m)
+    levels, counts = np.unique(pooled, return_counts=True)
+    kept = success = 0
+    below = 0
+    for c in counts:
+        c = int(c)
+        ways = c * math.comb(n + m - below - c, m - 1)
+        kept += ways
+        if below + c - 1 == 1:
+            success += ways
+        below += c
+    return success / total, kept / total
+
+
 def brute_univariate(o, r, cat, num):
-    succ = trials = b_succ = b_trials = b_squares = 0
+    succ = trials = cat_trials = b_succ = b_trials = b_squares = 0
+    extremes = 0.0
     for c in cat:
         for v, k in r[c].value_counts().items():
             if k == 1:
                 trials += 1
+                cat_trials += 1
                 succ += int((o[c] == v).sum() == 1)
         for v in o[c]:
             if not (r[c] == v).any():
@@ -71,21 +97,19 @@ def brute_univariate(o, r, cat, num):
         b_squares += sum((o[c] == v).sum() ** 2 for v in set(o[c]) if not (r[c] == v).any())
     for c in num:
         lo, hi = r[c].min(), r[c].max()
-        if (r[c] == lo).sum() == 1:
-            trials += 1
-            succ += int((o[c] <= lo).sum() == 1)
-        if (r[c] == hi).sum() == 1:
-            trials += 1
-            succ += int((o[c] >= hi).sum() == 1)
-        for x in o[c]:
-            if x < lo:
-                b_trials += 1
-                b_succ += int((o[c] <= x).sum() == 2)
-            if x > hi:
-                b_trials += 1
-                b_succ += int((o[c] >= x).sum() == 2)
-        b_squares += sum((o[c] == x).sum() ** 2 for x in set(o[c]) if x < lo or x > hi)
-    return (succ, trials, *effective(b_succ, b_trials, b_squares))
+        for side, ext, vo, vr in ((0, lo, o[c], r[c]), (1, hi, -o[c], -r[c])):
+            if (r[c] == ext).sum() == 1:
+                trials += 1
+                succ += int(((o[c] <= lo) if side == 0 else (o[c] >= hi)).sum() == 1)
+                p_success, p_kept = split_probability(vo.to_numpy(), vr.to_numpy())
+                extremes += p_success / p_kept
+    # the baseline weighted as the attack's trials: rare values at the planted rate, extremes at
+    # their split probability
+    eff_succ, eff_trials = effective(b_succ, b_trials, b_squares)
+    rate_cat = eff_succ / eff_trials if eff_trials else (1 - 1 / len(o)) ** (len(o) - 1)
+    base_trials = (eff_trials if cat_trials else 0) + (trials - cat_trials) or trials
+    base = (cat_trials * rate_cat + extremes) / trials * base_trials if trials else 0
+    return succ, trials, base, base_trials
 
 
 def brute_count(frames):
@@ -120,8 +144,7 @@ def check_against_brute(o, r, coarsen, monkeypatch, **kw):
     s, t, bs, bt = brute_univariate(o, r, [SEX, REGION], [AGE, INCOME])
     u = got[UNIVARIATE]
     assert (u.successes, u.trials) == (s, t)
-    if bt:
-        assert u.baseline_trials == bt and u.baseline_successes == pytest.approx(bs, rel=1e-12)
+    assert u.baseline_trials == bt and u.baseline_successes == pytest.approx(bs, rel=1e-9)
     # multivariate: the same predicates (same seed) evaluated by one mask each
     with monkeypatch.context() as mp:
         mp.setattr(so, "_count", brute_count({"o": o, "r": r}))
@@ -138,6 +161,27 @@ def test_fast_evaluation_equals_brute_force_on_small_mixed_files(seed, monkeypat
     o, r = make(n, rng), make(m, rng)
     got, _ = check_against_brute(o, r, {AGE: 10}, monkeypatch, predicates=300, max_terms=4)
     assert set(got) == {EXACT, UNIVARIATE, MULTIVARIATE}
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_extreme_baseline_equals_every_split_enumerated(seed):
+    """The probability behind an extreme's baseline against all C(n + m, m) splits of small tied
+    pooled values (the release a random m of them)."""
+    rng = np.random.default_rng(seed)
+    n, m = int(rng.integers(1, 7)), int(rng.integers(1, 7))
+    pooled = rng.integers(0, 4, n + m).astype(float)
+    kept = success = 0
+    for idx in itertools.combinations(range(n + m), m):
+        rel = pooled[list(idx)]
+        ori = np.delete(pooled, list(idx))
+        if (rel == rel.min()).sum() == 1:
+            kept += 1
+            success += int((ori <= rel.min()).sum() == 1)
+    so_, sr_ = np.sort(pooled[:n]), np.sort(pooled[n:])
+    got = so._extreme_baseline(so_, sr_)
+    assert got == pytest.approx(success / kept if kept else 0.0, abs=1e-12)
+    assert split_probability(pooled[:n], pooled[n:]) == pytest.approx((success / math.comb(n + m, m),
+                                                                       kept / math.comb(n + m, m)))
 
 
 def test_count_equals_a_mask_on_random_predicates():
@@ -178,7 +222,9 @@ def test_original_released_unchanged_singles_out_every_unique(monkeypatch):
     assert sorted(ev.loc[ev.attack == EXACT, "record"]) == list(uniques)
     for row in got.values():  # every predicate that isolates a release record isolates its original
         assert row.successes == row.trials
-        assert row.baseline == TRIVIAL  # nothing new to plant: the release holds every original
+        if row.attack != UNIVARIATE:  # nothing new to plant: the release holds every original
+            assert row.baseline == TRIVIAL
+        assert row.baseline_successes < row.baseline_trials
         if row.trials >= 10:
             assert row.excess[1] > 0
     assert got[EXACT].trials >= 10 and got[MULTIVARIATE].trials >= 10

@@ -47,13 +47,18 @@ predicate distributed as the attack's, and it singles out in the originals when 
 originals one at a time: a predicate built from ``o`` is a trial when it isolates ``o`` in
 ``release + {o}`` (no release record satisfies it) and a success when exactly one other original
 satisfies it (two originals in all). For the exact attack, every original whose key does not
-occur in the release; for the univariate predicates, every original holding a categorical value
-absent from the release, or a value beyond the release's minimum or maximum; for the
-multivariate predicates, originals drawn at random as release records are for the attack, the
+occur in the release; for the rare values, every original holding a categorical value absent
+from the release; for the multivariate predicates, originals drawn at random as release records are for the attack, the
 predicate built from each as from a release record (the release's medians choose the tails; an
 "other original" already counted is not counted again). Originals sharing a key or value have
-one outcome between them: the exact and univariate baselines count them as Kish's effective
-number of trials. Up to the one planted record
+one outcome between them: the exact and rare-value baselines count them as Kish's effective
+number of trials. An extreme (``x <= min``, ``x >= max``) has its baseline computed exactly
+instead: under independence the release is a random ``m`` of the ``n + m`` pooled values, and the
+probability that one release value holds the minimum and exactly one original lies at or below
+it follows by counting (:func:`_extreme_baseline`; planting originals beyond the release's
+extremes would give a ratio of a few small counts, biased in small files). The univariate row
+weighs the rare-value rate and the extremes' probabilities as the attack's trials are weighed.
+Up to the one planted record
 (``m + 1`` release records, ``n - 1`` others in the originals), the baseline's success
 probability equals the attack's when the release is independent of the originals, so the excess
 (attack minus baseline, Newcombe's interval) is centred on zero there (tests/test_singling_out.py
@@ -86,6 +91,7 @@ EXACT = "exact (keys)"
 UNIVARIATE = "univariate predicates"
 MULTIVARIATE = "multivariate predicates"
 PLANTED = "same construction from originals planted in the release"
+EXTREMES = "planted originals (rare values); an independent release's probability (extremes)"
 TRIVIAL = "trivial predicate of weight 1/n (Cohen & Nissim 2020)"
 EVIDENCE_COLUMNS = ["record", "criterion", "attack", "evidence"]
 
@@ -387,43 +393,42 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
     if exact_row is not None:
         rows.append(exact_row)
 
-    # univariate: rare categorical values and numeric extremes of the release (attack); originals
-    # that would be a rare value or a strict extreme of release + {o} (baseline)
-    u_succ = u_trials = b_succ = b_trials = b_squares = 0
+    # univariate: rare categorical values and numeric extremes of the release (attack); the
+    # baseline of a rare value plants originals whose value the release lacks, that of an extreme
+    # is its probability under a random split of the pooled values (_extreme_baseline)
+    cat_succ = cat_trials = cb_succ = cb_trials = cb_squares = 0
+    num_succ = num_trials = 0
+    num_base = 0.0
     u_found: dict[int, list[str]] = {}
     for j, a in enumerate(attrs):
         if a.numeric:
             _, so = a.index("o")
             _, sr = a.index("r")
-            lo, hi = sr[0], sr[-1]
-            cand = [[(j, _LE, lo)]] if sr.size < 2 or sr[1] > lo else []
-            cand += [[(j, _GE, hi)]] if sr.size < 2 or sr[-2] < hi else []
-            below = int(np.searchsorted(so, lo, "left"))  # originals with x < the release's min
-            above = n - int(np.searchsorted(so, hi, "right"))  # originals with x > its max
-            # o below the release's min isolates when exactly one other original has x <= o.x;
-            # originals of equal value form one cluster
-            for vals, count in ((so[:below], lambda v: np.searchsorted(so, v, "right")),
-                                (so[n - above:], lambda v: n - np.searchsorted(so, v, "left"))):
-                if vals.size:
-                    v, c = np.unique(vals, return_counts=True)
-                    b_trials += int(c.sum())
-                    b_squares += int((c * c).sum())
-                    b_succ += int(c[count(v) == 2].sum())
+            sides = []
+            if sr.size < 2 or sr[1] > sr[0]:
+                sides.append(([(j, _LE, sr[0])], _extreme_baseline(so, sr)))
+            if sr.size < 2 or sr[-2] < sr[-1]:
+                sides.append(([(j, _GE, sr[-1])], _extreme_baseline(-so[::-1], -sr[::-1])))
+            for terms, p in sides:
+                num_trials += 1
+                num_base += p
+                c, ids = _count(attrs, terms)
+                if c == 1:
+                    num_succ += 1
+                    u_found.setdefault(int(ids[0]), []).append(_text(attrs, terms))
         else:
             cr = np.bincount(a.r, minlength=len(a.labels))
             co = np.bincount(a.o, minlength=len(a.labels))
-            cand = [[(j, _EQ, v)] for v in np.flatnonzero(cr == 1)]
-            c = co[(cr == 0) & (co > 0)]  # values the release lacks, one cluster each
-            b_trials += int(c.sum())
-            b_squares += int((c * c).sum())
-            b_succ += int(c[c == 2].sum())
-        for terms in cand:
-            u_trials += 1
-            c, ids = _count(attrs, terms)
-            if c == 1:
-                u_succ += 1
-                u_found.setdefault(int(ids[0]), []).append(_text(attrs, terms))
-    row = _row(UNIVARIATE, u_succ, u_trials, *_effective(b_succ, b_trials, b_squares), n)
+            rare = np.flatnonzero(cr == 1)
+            cat_trials += rare.size
+            for v in rare[co[rare] == 1]:
+                cat_succ += 1
+                u_found.setdefault(int(np.flatnonzero(a.o == v)[0]), []).append(_text(attrs, [(j, _EQ, v)]))
+            c = co[(cr == 0) & (co > 0)]  # values the release lacks: each original holding one is planted
+            cb_trials += int(c.sum())
+            cb_squares += int((c * c).sum())
+            cb_succ += int(c[c == 2].sum())
+    row = _univariate_row(cat_succ, cat_trials, cb_succ, cb_trials, cb_squares, num_succ, num_trials, num_base, n)
     if row is not None:
         rows.append(row)
     evidence += _predicate_evidence(u_found, UNIVARIATE)
@@ -507,6 +512,67 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
     return rows, frame
 
 
+def _extreme_baseline(so: np.ndarray, sr: np.ndarray) -> float:
+    """Probability that ``x <= min(release)`` isolates one original when the release is
+    independent of the originals, given that one release record holds the minimum.
+
+    Under independence (the same population) the ``n + m`` pooled values are exchangeable: the
+    release is a random ``m`` of them. Walking up the distinct pooled values (counts ``c_t``, ``S``
+    values below level ``t``): the release's minimum is a single record at level ``t`` when every
+    value below is an original and exactly one of the ``c_t`` at level ``t`` is a release value;
+    it isolates one original when ``S + c_t - 1 = 1``. ``so``, ``sr``: the sorted values."""
+    n, m = so.size, sr.size
+    big = n + m
+    take = min(big, 64 + 64 * max(1, n // max(m, 1)))
+    while True:
+        low = np.sort(np.concatenate([so[:take], sr[:take]]))[:take]
+        levels, counts = np.unique(low, return_counts=True)
+        kept = success = 0.0
+        all_o = 1.0  # probability that the S lowest pooled values are all originals
+        below = 0
+        for c in counts[:-1] if take < big else counts:
+            c = int(c)
+            # exactly one release value among the c at this level, the others originals
+            one = c * m / (big - below)
+            for i in range(c - 1):
+                one *= (n - below - i) / (big - below - 1 - i)
+            kept += all_o * one
+            if below + c - 1 == 1:
+                success += all_o * one
+            for i in range(c):
+                all_o *= max(n - below - i, 0) / (big - below - i)
+            below += c
+            if all_o < 1e-17:
+                break
+        if all_o < 1e-17 or take >= big:
+            return success / kept if kept > 0 else 0.0
+        take = min(big, 4 * take)
+
+
+def _univariate_row(cat_succ, cat_trials, cb_succ, cb_trials, cb_squares, num_succ, num_trials, num_base, n):
+    """The univariate row: rare values and extremes together, the baseline weighted as the
+    attack's trials are (its rare-value rate over as many trials as the attack's rare values,
+    each extreme's probability beside the extreme)."""
+    trials = cat_trials + num_trials
+    if trials < 1:
+        return None
+    note, base = [], float(num_base)
+    eff_succ, eff_trials = _effective(cb_succ, cb_trials, cb_squares)
+    if cat_trials:
+        if eff_trials:
+            base += cat_trials * eff_succ / eff_trials
+        else:
+            base += _trivial_successes(n, cat_trials)
+            note.append("rare values: no original holds a value the release lacks; their baseline is the "
+                        "trivial adversary's best (a predicate of weight 1/n)")
+    b_trials = (eff_trials if cat_trials else 0) + num_trials
+    if b_trials < 1:
+        b_trials = trials
+    return CriterionRow(criterion=SINGLING_OUT, attack=UNIVARIATE, successes=float(cat_succ + num_succ),
+                        trials=int(trials), baseline=EXTREMES, baseline_successes=base / trials * b_trials,
+                        baseline_trials=int(b_trials), note="; ".join(note))
+
+
 def _predicate_evidence(found: dict[int, list[str]], attack: str):
     out = []
     for record, texts in found.items():
@@ -516,4 +582,5 @@ def _predicate_evidence(found: dict[int, list[str]], attack: str):
     return out
 
 
-__all__ = ["singling_out", "EXACT", "UNIVARIATE", "MULTIVARIATE", "PLANTED", "TRIVIAL", "EVIDENCE_COLUMNS"]
+__all__ = ["singling_out", "EXACT", "UNIVARIATE", "MULTIVARIATE", "PLANTED", "EXTREMES", "TRIVIAL",
+           "EVIDENCE_COLUMNS"]

@@ -10,8 +10,9 @@ release with the categorical cells recoded as above and the numeric values with 
 noise. ``evaluate`` times the predicate evaluation alone: the columns sorted, then the predicates
 (three-term conjunctions from random release records) counted in both files. The other cases
 run :func:`sdcrisk.criteria.singling_out.singling_out` once. Each case runs in its own child
-process (``--child``): wall time of the whole call (the data already in memory), and the child's
-peak resident memory (VmHWM, inputs included). ``exact`` runs with ``max_terms=1`` (exact and
+process (``--child``): wall and CPU time of the whole call (the data already in memory; the code
+runs in one thread, so on a machine shared with other work the CPU time is the time it would
+take alone), and the child's peak resident memory (VmHWM, inputs included). ``exact`` runs with ``max_terms=1`` (exact and
 univariate attacks, no conjunction); ``predicates`` with ``predicates`` conjunctions of exactly
 3 terms (``min_terms = max_terms = 3``) and as many baseline ones, plus the exact and univariate
 attacks (no coarsening: the exact attack uses the 5 categorical keys).
@@ -81,7 +82,7 @@ def evaluate(n: int, predicates: int) -> dict:
 
     o, r, cat = make(n, "predicates")
     rng = np.random.default_rng([SEED, 1])
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     attrs = [so._Attribute(k, o[k], r[k], numeric=k not in cat) for k in o.columns]
     medians = [float(np.median(a.r)) if a.numeric else None for a in attrs]
     counts = {"o": [0, 0, 0, 0], "r": [0, 0, 0, 0]}
@@ -94,10 +95,11 @@ def evaluate(n: int, predicates: int) -> dict:
                           float(v) if a.numeric else int(v)))
         for side in ("r", "o"):
             counts[side][so._count(attrs, terms, side)[0]] += 1
-    seconds = time.perf_counter() - t0
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     note = "; ".join(f"{'release' if s == 'r' else 'originals'}: count 0/1/2/3+ = " + "/".join(map(str, c))
                      for s, c in counts.items())
-    return {"case": "evaluate", "n": n, "keys": len(attrs), "seconds": round(seconds, 2), "peak_mb": round(_peak_mb()),
+    return {"case": "evaluate", "n": n, "keys": len(attrs), "seconds": round(seconds, 2), "cpu": round(cpu, 2),
+            "peak_mb": round(_peak_mb()),
             "rows": [{"attack": f"{predicates} three-term conjunctions counted in both files", "successes": 0,
                       "trials": predicates, "percent": float("nan"), "baseline_percent": float("nan"),
                       "baseline_trials": 0, "note": note}], "records_singled_out": 0}
@@ -111,10 +113,11 @@ def child(case: str, n: int, predicates: int) -> dict:
     o, r, cat = make(n, case)
     keys = list(o.columns)
     kw = dict(max_terms=1) if case == "exact" else dict(predicates=predicates, min_terms=3, max_terms=3)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     rows, evidence = singling_out(o, r, keys, categorical=cat, seed=SEED, **kw)
-    seconds = time.perf_counter() - t0
-    return {"case": case, "n": n, "keys": len(keys), "seconds": round(seconds, 2), "peak_mb": round(_peak_mb()),
+    seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
+    return {"case": case, "n": n, "keys": len(keys), "seconds": round(seconds, 2), "cpu": round(cpu, 2),
+            "peak_mb": round(_peak_mb()),
             "rows": [{"attack": x.attack, "successes": round(x.successes, 2), "trials": x.trials,
                       "percent": round(x.percent, 3), "baseline_percent": round(x.baseline_percent, 3),
                       "baseline_trials": x.baseline_trials, "note": x.note} for x in rows],
@@ -144,8 +147,8 @@ def main():
         + (f" --predicates {a.predicates}" if a.predicates != 1000 else "")
     machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
     load = ", ".join(f"{x:.2f}" for x in load_start) + " / " + ", ".join(f"{x:.2f}" for x in load_end)
-    table = ["| case | records | keys | seconds (whole call) | peak MB | attack | successes / trials | % | "
-             "baseline % (trials) | note |", "|---|---|---|---|---|---|---|---|---|---|"]
+    table = ["| case | records | keys | wall s | CPU s | peak MB | attack | successes / trials | % | "
+             "baseline % (trials) | note |", "|---|---|---|---|---|---|---|---|---|---|---|"]
     flat = []
     for res in results:
         what = {"exact": "`singling_out`, max_terms=1: exact + univariate, 8 categorical keys",
@@ -154,14 +157,15 @@ def main():
                               "multivariate, 5 categorical + 3 numeric keys"}[res["case"]]
         for x in res["rows"]:
             if res["case"] == "evaluate":
-                table.append(f"| {what} | {res['n']:,} | {res['keys']} | {res['seconds']} | {res['peak_mb']} | "
-                             f"{x['attack']} |  |  |  | {x['note']} |")
+                table.append(f"| {what} | {res['n']:,} | {res['keys']} | {res['seconds']} | {res['cpu']} | "
+                             f"{res['peak_mb']} | {x['attack']} |  |  |  | {x['note']} |")
                 continue
-            table.append(f"| {what} | {res['n']:,} | {res['keys']} | {res['seconds']} | {res['peak_mb']} | {x['attack']} | "
+            table.append(f"| {what} | {res['n']:,} | {res['keys']} | {res['seconds']} | {res['cpu']} | {res['peak_mb']} | "
+                         f"{x['attack']} | "
                          f"{x['successes']:g} / {x['trials']} | {x['percent']:.2f} | {x['baseline_percent']:.2f} "
                          f"({x['baseline_trials']}) | {x['note']} |")
             flat.append({"case": res["case"], "n": res["n"], "keys": res["keys"], "seconds": res["seconds"],
-                         "peak_mb": res["peak_mb"], **x})
+                         "cpu_seconds": res["cpu"], "peak_mb": res["peak_mb"], **x})
     body = "\n".join([f"Machine: {machine}. Command: `{command}`. Load average at the start / end of the run "
                       f"(1, 5, 15 min; the machine is shared with other work): {load}.", "", *table])
     out = Path(a.out)

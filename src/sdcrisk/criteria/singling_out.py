@@ -521,32 +521,35 @@ def _extreme_baseline(so: np.ndarray, sr: np.ndarray) -> float:
     values below level ``t``): the release's minimum is a single record at level ``t`` when every
     value below is an original and exactly one of the ``c_t`` at level ``t`` is a release value;
     it isolates one original when ``S + c_t - 1 = 1``. ``so``, ``sr``: the sorted values."""
+    from scipy.special import gammaln
+
+    def log_comb(a, b):
+        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            out = gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
+        return np.where((b < 0) | (b > a), -np.inf, out)
+
     n, m = so.size, sr.size
     big = n + m
     take = min(big, 64 + 64 * max(1, n // max(m, 1)))
     while True:
         low = np.sort(np.concatenate([so[:take], sr[:take]]))[:take]
-        levels, counts = np.unique(low, return_counts=True)
-        kept = success = 0.0
-        all_o = 1.0  # probability that the S lowest pooled values are all originals
-        below = 0
-        for c in counts[:-1] if take < big else counts:
-            c = int(c)
-            # exactly one release value among the c at this level, the others originals
-            one = c * m / (big - below)
-            for i in range(c - 1):
-                one *= (n - below - i) / (big - below - 1 - i)
-            kept += all_o * one
-            if below + c - 1 == 1:
-                success += all_o * one
-            for i in range(c):
-                all_o *= max(n - below - i, 0) / (big - below - i)
-            below += c
-            if all_o < 1e-17:
-                break
-        if all_o < 1e-17 or take >= big:
-            return success / kept if kept > 0 else 0.0
+        _, counts = np.unique(low, return_counts=True)
+        if take < big:
+            counts = counts[:-1]  # the last level may go on beyond the values taken
+        below = np.concatenate([[0], np.cumsum(counts)[:-1]])
+        # splits with the levels below all originals, one release value at this level, the
+        # other m - 1 release values above it: c * C(N - S - c, m - 1) of C(N, m)
+        log_kept = np.log(counts) + log_comb(big - below - counts, m - 1)
+        tail = log_comb(big - int(counts.sum()), m) - log_comb(big, m)  # all values taken are originals
+        if take >= big or tail < np.log(1e-17):
+            break
         take = min(big, 4 * take)
+    if not np.isfinite(log_kept).any():
+        return 0.0
+    top = log_kept[np.isfinite(log_kept)].max()
+    weights = np.exp(log_kept - top)
+    return float(weights[below + counts - 1 == 1].sum() / weights.sum())
 
 
 def _univariate_row(cat_succ, cat_trials, cb_succ, cb_trials, cb_squares, num_succ, num_trials, num_base, n):

@@ -162,7 +162,7 @@ def main():
                 continue
             table.append(f"| {what} | {res['n']:,} | {res['keys']} | {res['seconds']} | {res['cpu']} | {res['peak_mb']} | "
                          f"{x['attack']} | "
-                         f"{x['successes']:g} / {x['trials']} | {x['percent']:.2f} | {x['baseline_percent']:.2f} "
+                         f"{x['successes']:.10g} / {x['trials']} | {x['percent']:.2f} | {x['baseline_percent']:.2f} "
                          f"({x['baseline_trials']}) | {x['note']} |")
             flat.append({"case": res["case"], "n": res["n"], "keys": res["keys"], "seconds": res["seconds"],
                          "cpu_seconds": res["cpu"], "peak_mb": res["peak_mb"], **x})

@@ -112,7 +112,7 @@ def _check(original, release, keys, categorical, coarsen, predicates, min_terms,
             raise ValueError(f"{name}: expected a pandas DataFrame, got {type(frame).__name__}")
         if len(frame) == 0:
             raise ValueError(f"{name}: has no records")
-    if isinstance(keys, str) or not isinstance(keys, Sequence) or len(keys) == 0:
+    if isinstance(keys, str) or not isinstance(keys, (Sequence, pd.Index, np.ndarray)) or len(keys) == 0:
         raise ValueError(f"keys: expected a non-empty list of column names, got {keys!r}")
     keys = list(keys)
     if len(set(keys)) != len(keys):
@@ -345,7 +345,7 @@ def _exact(original, release, keys, cat, coarsen, n):
 def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[str], *,
                  categorical: Sequence[str] | None = None, coarsen: Mapping[str, float] | None = None,
                  predicates: int = 1000, min_terms: int = 2, max_terms: int = 4,
-                 seed: int | np.random.Generator = 0) -> tuple[list[CriterionRow], pd.DataFrame]:
+                 seed: int | np.random.Generator) -> tuple[list[CriterionRow], pd.DataFrame]:
     """Singling-out attacks of ``release`` against ``original`` on the intruder's ``keys``.
 
     Parameters

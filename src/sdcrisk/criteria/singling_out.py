@@ -195,10 +195,10 @@ class _Attribute:
     def slice(self, side: str, op: int, value):
         _, s = self.index(side)
         if op == _EQ:
-            return int(np.searchsorted(s, value, "left")), int(np.searchsorted(s, value, "right"))
+            return int(s.searchsorted(value, "left")), int(s.searchsorted(value, "right"))
         if op == _LE:
-            return 0, int(np.searchsorted(s, value, "right"))
-        return int(np.searchsorted(s, value, "left")), s.size
+            return 0, int(s.searchsorted(value, "right"))
+        return int(s.searchsorted(value, "left")), s.size
 
     def render(self, value) -> str:
         if self.numeric:
@@ -445,26 +445,32 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
             record, until ``predicates`` pass ``keep`` or ``_DRAWS`` times ``predicates`` have
             been drawn."""
             seen, kept, sources = set(), [], set()
-            for _ in range(_DRAWS * predicates):
-                if len(kept) == predicates:
-                    break
-                i = int(rng.integers(size))
-                if i in sources:
-                    continue
-                k = int(rng.integers(low, top + 1))
-                terms = []
-                for j in np.sort(rng.choice(len(attrs), size=k, replace=False)):
-                    v = values[j][i]
-                    if attrs[j].numeric:
-                        terms.append((int(j), _LE if v <= medians[j] else _GE, float(v)))
-                    else:
-                        terms.append((int(j), _EQ, int(v)))
-                terms = tuple(terms)
-                if terms not in seen:
-                    seen.add(terms)
-                    if keep(terms):
-                        kept.append((terms, i))
-                        sources.add(i)
+            budget = _DRAWS * predicates
+            while budget > 0 and len(kept) < predicates:
+                batch = min(256, budget)
+                budget -= batch
+                # records, term counts and attribute subsets drawn a batch at a time
+                records = rng.integers(size, size=batch).tolist()
+                sizes = rng.integers(low, top + 1, size=batch).tolist()
+                subsets = np.argsort(rng.random((batch, len(attrs))), axis=1)
+                for i, k, subset in zip(records, sizes, subsets):
+                    if len(kept) == predicates:
+                        break
+                    if i in sources:
+                        continue
+                    terms = []
+                    for j in sorted(subset[:k].tolist()):
+                        v = values[j][i]
+                        if attrs[j].numeric:
+                            terms.append((j, _LE if v <= medians[j] else _GE, float(v)))
+                        else:
+                            terms.append((j, _EQ, int(v)))
+                    terms = tuple(terms)
+                    if terms not in seen:
+                        seen.add(terms)
+                        if keep(terms):
+                            kept.append((terms, i))
+                            sources.add(i)
             return kept, len(seen)
 
         # attack: conjunctions that isolate their record in the release; baseline: conjunctions

@@ -447,6 +447,27 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
     return "\n".join(lines), csv_rows
 
 
+def write(results: list[dict], meta: dict, out: Path, no_doc: bool) -> str:
+    body, rows = tables(results, meta)
+    head = (f"Machine: {meta['machine']}, shared with other agents' jobs while this ran (wall times are upper "
+            f"bounds of an unshared run). Command: `{meta['command']}`. sdcrisk's environment: "
+            + ", ".join(f"{k} {v}" for k, v in meta["sdcrisk_env"].items()) + ". Peers' environment "
+            "(benchmarks/peers/requirements.txt): " + ", ".join(f"{k} {v}" for k, v in meta["peers_env"].items()) + ".")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps({"meta": meta, "results": results}, indent=1, default=str))
+    out.with_suffix(".md").write_text("# sdcrisk beside anonymeter and SDMetrics\n\n" + head + "\n\n" + body)
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    with open(out.with_suffix(".csv"), "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    if not no_doc:
+        from common import DOC, replace_region
+
+        replace_region(DOC, "peers", head + "\n\n" + body)
+    return body
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="10000,100000")
@@ -464,28 +485,13 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     base = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="bench_peers_"))
-    results = [run_size(n, args, base / f"n{n}") for n in args.sizes]
     meta = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
             "command": "python benchmarks/bench_peers.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "sdcrisk_env": _versions(), "peers_env": _peer_versions(args.peers_python)}
-    body, rows = tables(results, meta)
-    head = (f"Machine: {meta['machine']}, shared with other agents' jobs while this ran (wall times are upper "
-            f"bounds of an unshared run). Command: `{meta['command']}`. sdcrisk's environment: "
-            + ", ".join(f"{k} {v}" for k, v in meta["sdcrisk_env"].items()) + ". Peers' environment "
-            "(benchmarks/peers/requirements.txt): " + ", ".join(f"{k} {v}" for k, v in meta["peers_env"].items()) + ".")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    (out.with_suffix(".json")).write_text(json.dumps({"meta": meta, "results": results}, indent=1, default=str))
-    (out.with_suffix(".md")).write_text("# sdcrisk beside anonymeter and SDMetrics\n\n" + head + "\n\n" + body)
-    fields = sorted({k for r in rows for k in r}, key=lambda k: list(rows[0]).index(k) if k in rows[0] else 99)
-    with open(out.with_suffix(".csv"), "w", newline="") as fh:
-        w = csv.DictWriter(fh, fieldnames=fields)
-        w.writeheader()
-        w.writerows(rows)
-    if not args.no_doc:
-        from common import DOC, replace_region
-
-        replace_region(DOC, "peers", head + "\n\n" + body)
+    results = []
+    for n in args.sizes:  # the outputs are rewritten after each size, so a long last size loses nothing
+        results.append(run_size(n, args, base / f"n{n}"))
+        body = write(results, meta, Path(args.out), args.no_doc)
     print(body)
     return 0
 

@@ -323,6 +323,57 @@ def run_size(n: int, args, work: Path) -> dict:
     return result
 
 
+# ----------------------------------------------------------------------------- calibration
+def calibration(n: int, repeats: int, args, work: Path) -> str:
+    """Singling out on ``repeats`` releases drawn independently of their originals (each repeat a
+    new original, control and release, seeded ``[SEED, n, r]``): anonymeter's risk and interval
+    with its control correction beside sdcrisk's excess and Newcombe interval. Nothing is there to
+    find, so an interval that excludes 0 is a false alarm."""
+    lines = [f"Independent releases, {n:,} originals, {n // 5:,} control records, {repeats} files "
+             f"(`--calibration {repeats} --sizes {n}`):", "",
+             "| file | anonymeter multivariate: risk [95 % CI] (attack / control rate), s | anonymeter univariate: "
+             "risk [95 % CI] | sdcrisk multivariate: excess [95 % CI] (rate / baseline), s | sdcrisk exact: "
+             "excess [95 % CI] |", "|---|---|---|---|---|"]
+    false = {"a_multi": 0, "a_uni": 0, "s_multi": 0, "s_exact": 0}
+    for r in range(repeats):
+        d = work / f"cal{r}"
+        d.mkdir(parents=True, exist_ok=True)
+        rng = np.random.default_rng([SEED, n, r, 7])
+        files = {"original": with_id(population(n, rng)), "control": with_id(population(n // 5, rng), start=n + 1),
+                 "independent": with_id(population(n, rng), start=2 * n + 1)}
+        paths = {}
+        for name, frame in files.items():
+            paths[name] = d / f"{name}.csv"
+            frame.to_csv(paths[name], index=False)
+        a = {}
+        for mode in ("multivariate", "univariate"):
+            a[mode] = peer(args.peers_python, {"task": "anonymeter", "evaluator": f"singling_out_{mode}",
+                                               "ori": str(paths["original"]), "syn": str(paths["independent"]),
+                                               "control": str(paths["control"]), "n_attacks": args.n_attacks,
+                                               "seed": SEED + r, "n_cols": 3}, args.timeout, d)
+        s = sdcrisk_singling_out(files["original"], files["independent"], args.n_attacks)
+        sm = next((x for x in s["rows"] if x["attack"] == "multivariate predicates"), None)
+        se = next((x for x in s["rows"] if x["attack"] == "exact (keys)"), None)
+        false["a_multi"] += a["multivariate"].get("status") == "ok" and a["multivariate"]["risk_low"] > 0
+        false["a_uni"] += a["univariate"].get("status") == "ok" and a["univariate"]["risk_low"] > 0
+        false["s_multi"] += bool(sm) and (sm["excess_low"] > 0 or sm["excess_high"] < 0)
+        false["s_exact"] += bool(se) and (se["excess_low"] > 0 or se["excess_high"] < 0)
+        am = a["multivariate"]
+        rates = (f" ({100 * am['attack_rate']['value']:.1f} / {100 * am['control_rate']['value']:.1f} %), "
+                 f"{am['wall_s']:.1f} s" if am.get("status") == "ok" else "")
+        lines.append(f"| {r + 1} | {_risk(am)}{rates} | {_risk(a['univariate'])} | "
+                     + (f"{sm['excess']:+.1f} [{sm['excess_low']:+.1f}, {sm['excess_high']:+.1f}] "
+                        f"({sm['rate']:.1f} / {sm['baseline']:.1f} %), " if sm else "no trial, ")
+                     + f"{s['wall_s']:.2f} s | "
+                     + (f"{se['excess']:+.1f} [{se['excess_low']:+.1f}, {se['excess_high']:+.1f}]" if se else "")
+                     + " |")
+        print(lines[-1], flush=True)
+    lines += ["", f"Intervals excluding 0: anonymeter multivariate {false['a_multi']} of {repeats}, univariate "
+              f"{false['a_uni']} of {repeats}; sdcrisk multivariate {false['s_multi']} of {repeats}, exact "
+              f"{false['s_exact']} of {repeats}.", ""]
+    return "\n".join(lines)
+
+
 # ----------------------------------------------------------------------------- tables
 def _fmt(x, d=1):
     return "" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.{d}f}"
@@ -478,6 +529,9 @@ def main(argv=None) -> int:
     ap.add_argument("--work", default=None, help="folder for the generated files (default: a temporary one)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "peers"))
     ap.add_argument("--no-doc", action="store_true", help="leave docs/benchmarks.md as it is")
+    ap.add_argument("--calibration", type=int, default=0, metavar="R",
+                    help="instead of the comparison: singling out on R independent releases at each size, "
+                         "written to OUT_calibration.md")
     args = ap.parse_args(argv)
     args.sizes = [int(s) for s in args.sizes.split(",")]
     if not Path(args.peers_python).exists():
@@ -488,6 +542,14 @@ def main(argv=None) -> int:
     meta = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
             "command": "python benchmarks/bench_peers.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "sdcrisk_env": _versions(), "peers_env": _peer_versions(args.peers_python)}
+    if args.calibration:
+        text = "\n".join(calibration(n, args.calibration, args, base / f"cal{n}") for n in args.sizes)
+        Path(str(args.out) + "_calibration.md").write_text(
+            "# Singling out on independent releases: anonymeter beside sdcrisk\n\nMachine: " + meta["machine"]
+            + ", shared with other agents' jobs. Command: `" + meta["command"] + "`. Peers' environment: "
+            + ", ".join(f"{k} {v}" for k, v in meta["peers_env"].items()) + ".\n\n" + text)
+        print(text)
+        return 0
     results = []
     for n in args.sizes:  # the outputs are rewritten after each size, so a long last size loses nothing
         results.append(run_size(n, args, base / f"n{n}"))

@@ -27,8 +27,10 @@ Attacks on each release (original = targets, control = control):
   columns), LinkabilityEvaluator (auxiliary columns split in two halves, 1 neighbour),
   InferenceEvaluator (secret income, then education; every other column known). Each evaluator
   in its own subprocess (benchmarks/peers/peers_driver.py) with a time-out; a crash is recorded
-  with its message. At the smallest size the inference and linkability evaluators also run with
-  every original as a target (``n_attacks = n``): their per-target cost at full coverage.
+  with its message. At the smallest size, on the independent release, the inference evaluators
+  also run with every original as a target (``n_attacks = n``) and linkability with as many
+  targets as the control set holds (anonymeter draws as many control targets, without
+  replacement): their per-target cost at full coverage.
 * sdcrisk, every original record a target: :func:`sdcrisk.criteria.singling_out.singling_out`
   (exact, univariate and ``--n-attacks`` three-attribute conjunctions, every column a key),
   :func:`sdcrisk.criteria.inference.infer` (secret income, then education; every other column
@@ -39,8 +41,8 @@ Attacks on each release (original = targets, control = control):
   release, the only one whose records correspond one to one with the original's, the linkage
   attacks of ``sdcrisk assess --id rid`` (the whole command, in a subprocess).
 * SDMetrics' DCROverfittingProtection (training = original, validation = control): a diagnostic,
-  not a risk measure. At sizes above 10^4 its brute-force pandas cross join runs on a
-  ``--dcr-subsample`` of the records (its own option).
+  not a risk measure. Its brute-force pandas cross join runs on ``--dcr-subsample`` records of each
+  file (its own ``num_rows_subsample`` option, one iteration) when the originals are more.
 
 Per-target time ratio: anonymeter's seconds per target (its targets and control targets; for
 singling out, its queries) over sdcrisk's seconds per target (all originals, plus the control
@@ -289,7 +291,7 @@ def run_size(n: int, args, work: Path) -> dict:
                    "aux_cols": list(LINK_AUX), "secret": secret,
                    "regression": secret in NUMERIC}
             entry["anonymeter"][ev] = peer(args.peers_python, job, args.timeout, work)
-            if n == min(args.sizes) and name in ("inference", "linkability"):
+            if n == min(args.sizes) and rel == "independent" and name in ("inference", "linkability"):
                 # anonymeter draws as many control targets as targets, without replacement: linkability
                 # can take at most the control's size
                 full = n if name == "inference" else len(frames["control"])
@@ -313,7 +315,7 @@ def run_size(n: int, args, work: Path) -> dict:
             entry["sdcrisk"]["membership"] = {"status": "missing", "error": str(exc)}
         if rel == "noise":
             entry["sdcrisk"]["linkage"] = sdcrisk_linkage(paths, work)
-        sub = None if n <= 10_000 else min(args.dcr_subsample, len(control))
+        sub = None if n <= args.dcr_subsample else min(args.dcr_subsample, len(control))
         entry["sdmetrics_dcr"] = peer(args.peers_python, {"task": "sdmetrics_dcr", "ori": str(paths["original"]),
                                                           "syn": str(paths[rel]), "control": str(paths["control"]),
                                                           "categorical": CATEGORICAL, "subsample": sub},

@@ -1,0 +1,564 @@
+"""sdcrisk's singling-out, inference, linkage and membership attacks beside anonymeter 1.x and
+SDMetrics' DCR protection, on the same files in the same run.
+
+    bash benchmarks/peers/setup_peers.sh /work/peers-venv        # once: the peers' own environment
+    python benchmarks/bench_peers.py [--sizes 10000,100000] [--peers-python /work/peers-venv/bin/python]
+                                     [--n-attacks 500] [--timeout 2400] [--out benchmarks/results/peers]
+
+Files, per size ``n`` (seeded, written as CSV under ``--work``, never committed):
+
+* ``original``: ``n`` records of a mixed population (:func:`population`): four categorical
+  attributes (region of 12 skewed levels, sex, education of 5 levels, marital status of 4 that
+  depends on age) and three numeric ones (age, weekly hours that depend on sex, income lognormal
+  with a mean that depends on education and age, 2 decimals);
+* ``control``: ``n / 5`` more records of the same population, never used to make a release
+  (anonymeter's and SDMetrics' control / validation set, sdcrisk's membership controls);
+* ``independent``: ``n`` records drawn from the population independently of the original: the
+  release from which there is nothing to learn about the originals;
+* ``noise``: the original, each numeric value plus normal noise of 10 % of its column's standard
+  deviation (age and hours rounded), categorical values unchanged, rows shuffled (ids kept);
+* ``synthetic``: ``n`` records sampled from SDV's GaussianCopulaSynthesizer fitted to the original
+  (SDV's defaults; a generator of a real library, run in the peers' environment).
+
+Attacks on each release (original = targets, control = control):
+
+* anonymeter (its own definitions, its control correction, ``--n-attacks`` sampled targets or
+  queries; the default 500 is its own): SinglingOutEvaluator univariate and multivariate (3
+  columns), LinkabilityEvaluator (auxiliary columns split in two halves, 1 neighbour),
+  InferenceEvaluator (secret income, then education; every other column known). Each evaluator
+  in its own subprocess (benchmarks/peers/peers_driver.py) with a time-out; a crash is recorded
+  with its message. At the smallest size, on the independent release, the inference evaluators
+  also run with every original as a target (``n_attacks = n``) and linkability with as many
+  targets as the control set holds (anonymeter draws as many control targets, without
+  replacement): their per-target cost at full coverage.
+* sdcrisk, every original record a target: :func:`sdcrisk.criteria.singling_out.singling_out`
+  (exact, univariate and ``--n-attacks`` three-attribute conjunctions, every column a key),
+  :func:`sdcrisk.criteria.inference.infer` (secret income, then education; every other column
+  known; on the originals and, separately, on the control records, so that the excess over the
+  control's rate is reported beside the attack's excess over its constant baseline, Newcombe's
+  interval), :func:`sdcrisk.criteria.membership.membership_inference` (members = original,
+  controls = control; numeric columns plus one indicator per category), and for the noise
+  release, the only one whose records correspond one to one with the original's, the linkage
+  attacks of ``sdcrisk assess --id rid`` (the whole command, in a subprocess).
+* SDMetrics' DCROverfittingProtection (training = original, validation = control): a diagnostic,
+  not a risk measure. Its brute-force pandas cross join runs on ``--dcr-subsample`` records of each
+  file (its own ``num_rows_subsample`` option, one iteration) when the originals are more.
+
+Per-target time ratio: anonymeter's seconds per target (its targets and control targets; for
+singling out, its queries) over sdcrisk's seconds per target (all originals, plus the control
+records for inference; for singling out, the predicates tried by the attack and its baseline).
+
+Writes ``OUT.md``, ``OUT.csv`` and the ``peers`` region of docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "src"))
+
+SEED = 1060
+CATEGORICAL = ["region", "sex", "education", "marital"]
+NUMERIC = ["age", "hours", "income"]
+COLUMNS = ["region", "sex", "age", "education", "marital", "hours", "income"]
+SECRETS = ["income", "education"]
+LINK_AUX = (["region", "sex", "age", "education"], ["marital", "hours", "income"])
+EVALUATORS = ["singling_out_univariate", "singling_out_multivariate", "linkability", "inference:income",
+              "inference:education"]
+RELEASES = ["independent", "noise", "synthetic"]
+DRIVER = HERE / "peers" / "peers_driver.py"
+
+
+# ----------------------------------------------------------------------------- files
+def population(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """``n`` records of the mixed population of the module docstring (categoricals as text)."""
+    p_region = np.geomspace(1.0, 0.1, 12)
+    region = rng.choice(12, n, p=p_region / p_region.sum())
+    sex = rng.integers(0, 2, n)
+    education = rng.choice(5, n, p=[0.15, 0.35, 0.25, 0.17, 0.08])
+    age = np.clip(np.round(rng.normal(45, 15, n)), 18, 90)
+    p_married = 1 / (1 + np.exp(-(age - 35) / 8))
+    u = rng.random(n)
+    marital = np.where(u < 0.8 * (1 - p_married), 0, np.where(u < 0.8 * (1 - p_married) + 0.7 * p_married, 1,
+                                                               rng.integers(2, 4, n)))
+    hours = np.clip(np.round(rng.normal(np.where(sex == 1, 40, 34), 8)), 0, 80)
+    income = np.round(np.exp(rng.normal(9.6 + 0.25 * education + 0.01 * (age - 45), 0.5)), 2)
+    return pd.DataFrame({"region": [f"r{v:02d}" for v in region], "sex": np.where(sex == 1, "m", "f"),
+                         "age": age.astype(int), "education": [f"e{v}" for v in education],
+                         "marital": [f"m{v}" for v in marital], "hours": hours.astype(int), "income": income})
+
+
+def noisy(original: pd.DataFrame, rng: np.random.Generator) -> pd.DataFrame:
+    out = original.copy()
+    for col in NUMERIC:
+        x = original[col].to_numpy(dtype=float)
+        y = x + rng.normal(0.0, 0.1 * x.std(), x.size)
+        out[col] = np.round(y, 2) if col == "income" else np.round(y).astype(int)
+    return out.iloc[rng.permutation(len(out))].reset_index(drop=True)
+
+
+def with_id(frame: pd.DataFrame, start: int = 1) -> pd.DataFrame:
+    out = frame.copy()
+    out.insert(0, "rid", np.arange(start, start + len(out)))
+    return out
+
+
+def peer(python: str, job: dict, timeout: float, work: Path) -> dict:
+    """One peer measurement in the peers' environment (peers_driver.py); a time-out or a crash of
+    the interpreter is a recorded result."""
+    fd, path = tempfile.mkstemp(suffix=".json", dir=work)
+    os.close(fd)
+    job = {**job, "out": path + ".out"}
+    Path(path).write_text(json.dumps(job))
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run([python, str(DRIVER), path], capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "wall_s": time.perf_counter() - t0, "error": f"no result within {timeout:g} s"}
+    if proc.returncode != 0 or not Path(job["out"]).exists():
+        last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
+        return {"status": "error", "wall_s": time.perf_counter() - t0, "error": last[:300]}
+    return json.loads(Path(job["out"]).read_text())
+
+
+def make_files(n: int, work: Path, python: str, timeout: float) -> dict:
+    rng = np.random.default_rng([SEED, n])
+    original = population(n, rng)
+    files = {"original": with_id(original), "control": with_id(population(n // 5, rng), start=n + 1),
+             "independent": with_id(population(n, rng), start=2 * n + 1)}
+    files["noise"] = noisy(files["original"], rng)
+    paths = {}
+    for name, frame in files.items():
+        paths[name] = work / f"{name}.csv"
+        frame.to_csv(paths[name], index=False)
+    paths["synthetic"] = work / "synthetic.csv"
+    info = peer(python, {"task": "synthesize", "train": str(paths["original"]), "rows": n, "seed": SEED,
+                         "categorical": CATEGORICAL, "out_csv": str(paths["synthetic"])}, timeout, work)
+    if info.get("status") in ("error", "timeout"):
+        raise SystemExit(f"bench_peers: the synthetic generator failed: {info['error']}")
+    return {"paths": paths, "generator": info}
+
+
+# ----------------------------------------------------------------------------- sdcrisk's side
+def codes(frames: list[pd.DataFrame], col: str) -> list[np.ndarray]:
+    cats = pd.Index(sorted(set().union(*(set(f[col].astype(str)) for f in frames))))
+    return [cats.get_indexer(f[col].astype(str)) for f in frames]
+
+
+def sdcrisk_inference(original, control, release, secret: str) -> dict:
+    from sdcrisk.criteria.inference import infer
+    from sdcrisk.measures.uncertainty import newcombe_difference
+
+    known = [c for c in COLUMNS if c != secret]
+    kc = [c for c in known if c in CATEGORICAL]
+    kn = [c for c in known if c in NUMERIC]
+    categorical = secret in CATEGORICAL
+    out = {}
+    runs = {}
+    w = original.iloc[:200]
+    infer(secret, *(codes([w, w], secret) if categorical else (w[secret].to_numpy(float),) * 2),
+          categorical=categorical, xn=w[kn].to_numpy(float), yn=w[kn].to_numpy(float))  # numba compilation, not timed
+    t0 = time.perf_counter()
+    for label, targets in (("original", original), ("control", control)):
+        cc = [codes([targets, release], c) for c in kc]
+        xc = np.column_stack([a for a, _ in cc]) if cc else None
+        yc = np.column_stack([b for _, b in cc]) if cc else None
+        if categorical:
+            sx, sy = codes([targets, release], secret)
+        else:
+            sx, sy = targets[secret].to_numpy(float), release[secret].to_numpy(float)
+        runs[label] = infer(secret, sx, sy, categorical=categorical, xn=targets[kn].to_numpy(float),
+                            yn=release[kn].to_numpy(float), xc=xc, yc=yc)
+    out["wall_s"] = time.perf_counter() - t0
+    out["targets"] = len(original) + len(control)
+    rows = []
+    for row, crow in zip(runs["original"].rows, runs["control"].rows):
+        ex, lo, hi = row.excess
+        cx, clo, chi = newcombe_difference(row.successes, row.trials, crow.successes, crow.trials)
+        rows.append({"attack": row.attack, "rate": row.percent, "baseline": row.baseline_percent, "excess": ex,
+                     "excess_low": lo, "excess_high": hi, "control_rate": crow.percent, "vs_control": cx,
+                     "vs_control_low": clo, "vs_control_high": chi, "trials": row.trials})
+    out["rows"] = rows
+    return out
+
+
+def sdcrisk_singling_out(original, release, predicates: int) -> dict:
+    from sdcrisk.criteria.singling_out import singling_out
+
+    t0 = time.perf_counter()
+    rows, _ = singling_out(original[COLUMNS], release[COLUMNS], COLUMNS, predicates=predicates, min_terms=3,
+                           max_terms=3, seed=SEED)
+    wall = time.perf_counter() - t0
+    out = []
+    for r in rows:
+        ex, lo, hi = r.excess
+        out.append({"attack": r.attack, "rate": r.percent, "low": r.interval[0], "high": r.interval[1],
+                    "baseline": r.baseline_percent, "excess": ex, "excess_low": lo, "excess_high": hi,
+                    "trials": r.trials, "baseline_trials": r.baseline_trials})
+    return {"wall_s": wall, "rows": out, "trials": sum(r.trials + r.baseline_trials for r in rows)}
+
+
+def mixed_numeric(frames: list[pd.DataFrame]) -> list[np.ndarray]:
+    parts = [[f[NUMERIC].to_numpy(float)] for f in frames]
+    for col in CATEGORICAL:
+        cs = codes(frames, col)
+        k = max(int(c.max()) for c in cs) + 1
+        for p, c in zip(parts, cs):
+            p.append(np.eye(k)[c])
+    return [np.hstack(p) for p in parts]
+
+
+def sdcrisk_membership(original, control, release) -> dict:
+    from sdcrisk.criteria.membership import membership_inference
+
+    m, c, r = mixed_numeric([original, control, release])
+    small = [a[:300] for a in (m, c, r)]
+    membership_inference(*small, bootstrap=10)  # numba compilation, not timed
+    t0 = time.perf_counter()
+    res = membership_inference(m, c, r, bootstrap=1000, seed=SEED)
+    wall = time.perf_counter() - t0
+    rows = [{"attack": x.attack, "auc": x.auc, "auc_low": x.auc_low, "auc_high": x.auc_high,
+             "tpr_1pct": x.tpr_1pct, "tpr_01pct": x.tpr_01pct} for x in res.rows]
+    return {"wall_s": wall, "targets": len(m) + len(c), "rows": rows}
+
+
+def sdcrisk_linkage(paths: dict, work: Path) -> dict:
+    out = work / "assess-noise"
+    t0 = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "sdcrisk.cli", "assess", str(paths["original"]), str(paths["noise"]),
+                           "--id", "rid", "--known", ",".join(COLUMNS), "--out", str(out), "--quiet"],
+                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    wall = time.perf_counter() - t0
+    if proc.returncode not in (0, 1) or not (out / "report.json").exists():
+        return {"status": "error", "wall_s": wall, "error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
+    report = json.loads((out / "report.json").read_text())
+    rows = [{"attack": r["measure"], "rate": r["percent"], "low": r["low"], "high": r["high"],
+             "baseline": r.get("baseline"), "seconds": r.get("seconds")}
+            for r in report["results"] if r.get("kind") == "disclosure risk" and r.get("percent") is not None]
+    attacks_s = sum(r["seconds"] or 0.0 for r in rows)
+    return {"status": "ok", "wall_s": wall, "attacks_s": attacks_s, "rows": rows}
+
+
+def _versions() -> dict:
+    out = {"python": platform.python_version()}
+    for pkg in ("numpy", "pandas", "scipy", "numba"):
+        try:
+            out[pkg] = version(pkg)
+        except PackageNotFoundError:
+            out[pkg] = "absent"
+    return out
+
+
+def _peer_versions(python: str) -> dict:
+    code = ("import json;from importlib.metadata import version as v;"
+            "print(json.dumps({p: v(p) for p in ['anonymeter','sdmetrics','sdv','pandas','polars','numpy']}))")
+    proc = subprocess.run([python, "-c", code], capture_output=True, text=True)
+    return json.loads(proc.stdout) if proc.returncode == 0 else {"error": proc.stderr[-200:]}
+
+
+# ----------------------------------------------------------------------------- run one size
+def run_size(n: int, args, work: Path) -> dict:
+    work.mkdir(parents=True, exist_ok=True)
+    print(f"[n={n}] files", flush=True)
+    made = make_files(n, work, args.peers_python, args.timeout)
+    paths = made["paths"]
+    frames = {k: pd.read_csv(p) for k, p in paths.items()}
+    result = {"n": n, "control": len(frames["control"]), "generator": made["generator"], "releases": {}}
+    for rel in RELEASES:
+        print(f"[n={n}] {rel}", flush=True)
+        entry = {"anonymeter": {}, "sdcrisk": {}}
+        release = frames[rel]
+        for ev in EVALUATORS:
+            name, _, secret = ev.partition(":")
+            job = {"task": "anonymeter", "evaluator": name, "ori": str(paths["original"]), "syn": str(paths[rel]),
+                   "control": str(paths["control"]), "n_attacks": args.n_attacks, "seed": SEED, "n_cols": 3,
+                   "aux_cols": list(LINK_AUX), "secret": secret,
+                   "regression": secret in NUMERIC}
+            entry["anonymeter"][ev] = peer(args.peers_python, job, args.timeout, work)
+            if n == min(args.sizes) and rel == "independent" and name in ("inference", "linkability"):
+                # anonymeter draws as many control targets as targets, without replacement: linkability
+                # can take at most the control's size
+                full = n if name == "inference" else len(frames["control"])
+                entry["anonymeter"][ev + " (all targets)"] = peer(args.peers_python, {**job, "n_attacks": full},
+                                                                  args.timeout, work)
+            print(f"  anonymeter {ev}: {entry['anonymeter'][ev].get('status')} "
+                  f"{entry['anonymeter'][ev].get('wall_s', 0):.1f} s", flush=True)
+        original, control = frames["original"], frames["control"]
+        try:
+            entry["sdcrisk"]["singling_out"] = sdcrisk_singling_out(original, release, args.n_attacks)
+        except ImportError as exc:
+            entry["sdcrisk"]["singling_out"] = {"status": "missing", "error": str(exc)}
+        for secret in SECRETS:
+            try:
+                entry["sdcrisk"][f"inference:{secret}"] = sdcrisk_inference(original, control, release, secret)
+            except ImportError as exc:
+                entry["sdcrisk"][f"inference:{secret}"] = {"status": "missing", "error": str(exc)}
+        try:
+            entry["sdcrisk"]["membership"] = sdcrisk_membership(original, control, release)
+        except ImportError as exc:
+            entry["sdcrisk"]["membership"] = {"status": "missing", "error": str(exc)}
+        if rel == "noise":
+            entry["sdcrisk"]["linkage"] = sdcrisk_linkage(paths, work)
+        sub = None if n <= args.dcr_subsample else min(args.dcr_subsample, len(control))
+        entry["sdmetrics_dcr"] = peer(args.peers_python, {"task": "sdmetrics_dcr", "ori": str(paths["original"]),
+                                                          "syn": str(paths[rel]), "control": str(paths["control"]),
+                                                          "categorical": CATEGORICAL, "subsample": sub},
+                                      args.timeout, work)
+        print(f"  sdcrisk done; sdmetrics {entry['sdmetrics_dcr'].get('wall_s', 0):.1f} s", flush=True)
+        result["releases"][rel] = entry
+    return result
+
+
+# ----------------------------------------------------------------------------- calibration
+def calibration(n: int, repeats: int, args, work: Path) -> str:
+    """Singling out on ``repeats`` releases drawn independently of their originals (each repeat a
+    new original, control and release, seeded ``[SEED, n, r]``): anonymeter's risk and interval
+    with its control correction beside sdcrisk's excess and Newcombe interval. Nothing is there to
+    find, so an interval that excludes 0 is a false alarm."""
+    lines = [f"Independent releases, {n:,} originals, {n // 5:,} control records, {repeats} files "
+             f"(`--calibration {repeats} --sizes {n}`):", "",
+             "| file | anonymeter multivariate: risk [95 % CI] (attack / control rate), s | anonymeter univariate: "
+             "risk [95 % CI] | sdcrisk multivariate: excess [95 % CI] (rate / baseline), s | sdcrisk exact: "
+             "excess [95 % CI] |", "|---|---|---|---|---|"]
+    false = {"a_multi": 0, "a_uni": 0, "s_multi": 0, "s_exact": 0}
+    for r in range(repeats):
+        d = work / f"cal{r}"
+        d.mkdir(parents=True, exist_ok=True)
+        rng = np.random.default_rng([SEED, n, r, 7])
+        files = {"original": with_id(population(n, rng)), "control": with_id(population(n // 5, rng), start=n + 1),
+                 "independent": with_id(population(n, rng), start=2 * n + 1)}
+        paths = {}
+        for name, frame in files.items():
+            paths[name] = d / f"{name}.csv"
+            frame.to_csv(paths[name], index=False)
+        a = {}
+        for mode in ("multivariate", "univariate"):
+            a[mode] = peer(args.peers_python, {"task": "anonymeter", "evaluator": f"singling_out_{mode}",
+                                               "ori": str(paths["original"]), "syn": str(paths["independent"]),
+                                               "control": str(paths["control"]), "n_attacks": args.n_attacks,
+                                               "seed": SEED + r, "n_cols": 3}, args.timeout, d)
+        s = sdcrisk_singling_out(files["original"], files["independent"], args.n_attacks)
+        sm = next((x for x in s["rows"] if x["attack"] == "multivariate predicates"), None)
+        se = next((x for x in s["rows"] if x["attack"] == "exact (keys)"), None)
+        false["a_multi"] += a["multivariate"].get("status") == "ok" and a["multivariate"]["risk_low"] > 0
+        false["a_uni"] += a["univariate"].get("status") == "ok" and a["univariate"]["risk_low"] > 0
+        false["s_multi"] += bool(sm) and (sm["excess_low"] > 0 or sm["excess_high"] < 0)
+        false["s_exact"] += bool(se) and (se["excess_low"] > 0 or se["excess_high"] < 0)
+        am = a["multivariate"]
+        rates = (f" ({100 * am['attack_rate']['value']:.1f} / {100 * am['control_rate']['value']:.1f} %), "
+                 f"{am['wall_s']:.1f} s" if am.get("status") == "ok" else "")
+        lines.append(f"| {r + 1} | {_risk(am)}{rates} | {_risk(a['univariate'])} | "
+                     + (f"{sm['excess']:+.1f} [{sm['excess_low']:+.1f}, {sm['excess_high']:+.1f}] "
+                        f"({sm['rate']:.1f} / {sm['baseline']:.1f} %), " if sm else "no trial, ")
+                     + f"{s['wall_s']:.2f} s | "
+                     + (f"{se['excess']:+.1f} [{se['excess_low']:+.1f}, {se['excess_high']:+.1f}]" if se else "")
+                     + " |")
+        print(lines[-1], flush=True)
+    lines += ["", f"Intervals excluding 0: anonymeter multivariate {false['a_multi']} of {repeats}, univariate "
+              f"{false['a_uni']} of {repeats}; sdcrisk multivariate {false['s_multi']} of {repeats}, exact "
+              f"{false['s_exact']} of {repeats}.", ""]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- tables
+def _fmt(x, d=1):
+    return "" if x is None or (isinstance(x, float) and np.isnan(x)) else f"{x:.{d}f}"
+
+
+def _risk(a: dict) -> str:
+    if a.get("status") != "ok":
+        return f"{a.get('status')}: {a.get('error', '')}"
+    return f"{a['risk']:.3f} [{a['risk_low']:.3f}, {a['risk_high']:.3f}]"
+
+
+def _per_target(a: dict) -> float:
+    if a.get("status") != "ok":
+        return float("nan")
+    t = a["n_attacks_ori"] + max(a["n_attacks_control"], 0)
+    if a["evaluator"].startswith("singling_out"):
+        t = a["n_attacks"]
+    return a["wall_s"] / t
+
+
+SDC_FOR = {"singling_out_univariate": "singling_out", "singling_out_multivariate": "singling_out",
+           "inference:income": "inference:income", "inference:education": "inference:education",
+           "linkability": "linkage"}
+
+
+def _sdc_per_target(s: dict, key: str, n: int) -> float:
+    x = s.get(SDC_FOR[key], {})
+    if "wall_s" not in x or x.get("status") == "error":
+        return float("nan")
+    if key.startswith("singling"):
+        return x["wall_s"] / max(x["trials"], 1)
+    if key.startswith("inference"):
+        return x["wall_s"] / x["targets"]
+    return x["wall_s"] / n
+
+
+def _sdc_rate(s: dict, key: str) -> str:
+    x = s.get(SDC_FOR[key], {})
+    if x.get("status") == "missing":
+        return "missing: " + x["error"]
+    if "rows" not in x:
+        return x.get("error", "not applicable")
+    if key.startswith("singling"):
+        want = "univariate predicates" if key.endswith("univariate") else "multivariate predicates"
+        parts = [f"{r['attack']}: {r['rate']:.1f} % of {r['trials']} (baseline {r['baseline']:.1f} %, excess "
+                 f"{r['excess']:+.1f} [{r['excess_low']:+.1f}, {r['excess_high']:+.1f}])"
+                 for r in x["rows"] if r["attack"] == want or (want.startswith("uni") and r["attack"] == "exact (keys)")]
+        return "; ".join(parts)
+    if key.startswith("inference"):
+        return "; ".join(f"{r['attack']}: {r['rate']:.1f} % (constant {r['baseline']:.1f} %, control "
+                         f"{r['control_rate']:.1f} %, excess over control {r['vs_control']:+.1f} "
+                         f"[{r['vs_control_low']:+.1f}, {r['vs_control_high']:+.1f}])" for r in x["rows"])
+    best = max(x["rows"], key=lambda r: r["rate"]) if x["rows"] else None
+    return f"best of {len(x['rows'])} linkage rows: {best['attack']} {best['rate']:.1f} %" if best else "no rows"
+
+
+def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
+    lines, csv_rows = [], []
+    for res in results:
+        n = res["n"]
+        g = res["generator"]
+        lines += [f"### {n:,} originals, {res['control']:,} control records", "",
+                  f"Synthetic release: {g['generator']} (SDV {g['sdv']}), fitted in {g['fit_s']:.1f} s, "
+                  f"{g['rows']:,} records sampled in {g['sample_s']:.1f} s.", "",
+                  "| release | criterion | anonymeter: targets | anonymeter: s | anonymeter: attack / baseline / "
+                  "control rate | anonymeter: risk [95 % CI] | sdcrisk: s | sdcrisk: rates (all records) | "
+                  "per-target time ratio (anonymeter / sdcrisk) |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for rel, entry in res["releases"].items():
+            for key, a in entry["anonymeter"].items():
+                base = key.replace(" (all targets)", "")
+                s_pt = _sdc_per_target(entry["sdcrisk"], base, n)
+                a_pt = _per_target(a)
+                ratio = a_pt / s_pt if s_pt > 0 else float("nan")
+                rates = ("" if a.get("status") != "ok" else
+                         f"{100 * a['attack_rate']['value']:.1f} / {100 * a['baseline_rate']['value']:.1f} / "
+                         + (f"{100 * a['control_rate']['value']:.1f} %" if a.get("control_rate") else "-"))
+                targets = (f"{a.get('n_attacks_ori', a.get('n_attacks', ''))} + {a.get('n_attacks_control', '')}"
+                           if a.get("status") == "ok" else str(a.get("n_attacks", "")))
+                if key.startswith("singling") and a.get("status") == "ok":
+                    targets = f"{a['n_attacks']} queries asked, {a.get('queries_found', '')} found"
+                sdc = entry["sdcrisk"].get(SDC_FOR[base], {})
+                sdc_s = _fmt(sdc.get("wall_s"), 2) if "wall_s" in sdc else ""
+                lines.append(f"| {rel} | {key} | {targets} | {_fmt(a.get('wall_s'), 2)} | {rates} | {_risk(a)} | "
+                             f"{sdc_s} | {_sdc_rate(entry['sdcrisk'], base)} | {_fmt(ratio, 0)} |")
+                csv_rows.append({"n": n, "release": rel, "criterion": key, "anonymeter_status": a.get("status"),
+                                 "anonymeter_s": a.get("wall_s"), "anonymeter_targets": targets,
+                                 "anonymeter_attack_rate": a.get("attack_rate", {}) and a["attack_rate"]["value"]
+                                 if a.get("status") == "ok" else None,
+                                 "anonymeter_baseline_rate": a["baseline_rate"]["value"] if a.get("status") == "ok"
+                                 else None,
+                                 "anonymeter_control_rate": (a["control_rate"] or {}).get("value")
+                                 if a.get("status") == "ok" else None,
+                                 "anonymeter_risk": a.get("risk"), "anonymeter_risk_low": a.get("risk_low"),
+                                 "anonymeter_risk_high": a.get("risk_high"), "anonymeter_error": a.get("error", ""),
+                                 "sdcrisk_s": sdc.get("wall_s"), "sdcrisk_rates": _sdc_rate(entry["sdcrisk"], base),
+                                 "per_target_ratio": ratio})
+        lines += ["", "Membership (sdcrisk, every original a member target and every control record a control "
+                  "target) and SDMetrics' DCROverfittingProtection (a diagnostic, not a risk measure):", "",
+                  "| release | sdcrisk membership: s | AUC [95 % CI], TPR at FPR 1 % / 0.1 % | SDMetrics DCR: s | "
+                  "score (1 = protected), share closer to training |", "|---|---|---|---|---|"]
+        for rel, entry in res["releases"].items():
+            m = entry["sdcrisk"].get("membership", {})
+            d = entry["sdmetrics_dcr"]
+            mt = "; ".join(f"{r['attack']}: {r['auc']:.3f} [{r['auc_low']:.3f}, {r['auc_high']:.3f}], "
+                           f"{100 * r['tpr_1pct']:.1f} % / {100 * r['tpr_01pct']:.1f} %" for r in m.get("rows", []))
+            dt = (f"{d['score']:.3f}, {100 * d['closer_to_training']:.1f} %"
+                  + (f" (subsample {d['subsample']:,})" if d.get("subsample") else "")
+                  if d.get("status") == "ok" else f"{d.get('status')}: {d.get('error', '')}")
+            lines.append(f"| {rel} | {_fmt(m.get('wall_s'), 2)} | {mt or m.get('error', '')} | "
+                         f"{_fmt(d.get('wall_s'), 1)} | {dt} |")
+            csv_rows.append({"n": n, "release": rel, "criterion": "membership / DCR", "sdcrisk_s": m.get("wall_s"),
+                             "sdcrisk_rates": mt, "sdmetrics_dcr_s": d.get("wall_s"),
+                             "sdmetrics_dcr": d.get("score"), "sdmetrics_closer_to_training": d.get("closer_to_training"),
+                             "anonymeter_error": d.get("error", "")})
+            if "linkage" in entry["sdcrisk"]:
+                lk = entry["sdcrisk"]["linkage"]
+                lines.append(f"| {rel} | sdcrisk assess (linkage, whole command): {_fmt(lk.get('wall_s'), 2)} s | "
+                             + "; ".join(f"{r['attack']} {r['rate']:.1f} %" for r in lk.get("rows", []))
+                             + " | | |")
+        lines.append("")
+    return "\n".join(lines), csv_rows
+
+
+def write(results: list[dict], meta: dict, out: Path, no_doc: bool) -> str:
+    body, rows = tables(results, meta)
+    head = (f"Machine: {meta['machine']}, shared with other agents' jobs while this ran (wall times are upper "
+            f"bounds of an unshared run). Command: `{meta['command']}`. sdcrisk's environment: "
+            + ", ".join(f"{k} {v}" for k, v in meta["sdcrisk_env"].items()) + ". Peers' environment "
+            "(benchmarks/peers/requirements.txt): " + ", ".join(f"{k} {v}" for k, v in meta["peers_env"].items()) + ".")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.with_suffix(".json").write_text(json.dumps({"meta": meta, "results": results}, indent=1, default=str))
+    out.with_suffix(".md").write_text("# sdcrisk beside anonymeter and SDMetrics\n\n" + head + "\n\n" + body)
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    with open(out.with_suffix(".csv"), "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=fields)
+        w.writeheader()
+        w.writerows(rows)
+    if not no_doc:
+        from common import DOC, replace_region
+
+        replace_region(DOC, "peers", head + "\n\n" + body)
+    return body
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="10000,100000")
+    ap.add_argument("--peers-python", default="/work/peers-venv/bin/python")
+    ap.add_argument("--n-attacks", type=int, default=500)
+    ap.add_argument("--timeout", type=float, default=2400.0)
+    ap.add_argument("--dcr-subsample", type=int, default=10_000)
+    ap.add_argument("--work", default=None, help="folder for the generated files (default: a temporary one)")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "peers"))
+    ap.add_argument("--no-doc", action="store_true", help="leave docs/benchmarks.md as it is")
+    ap.add_argument("--calibration", type=int, default=0, metavar="R",
+                    help="instead of the comparison: singling out on R independent releases at each size, "
+                         "written to OUT_calibration.md")
+    args = ap.parse_args(argv)
+    args.sizes = [int(s) for s in args.sizes.split(",")]
+    if not Path(args.peers_python).exists():
+        print(f"bench_peers: --peers-python {args.peers_python}: not found; run benchmarks/peers/setup_peers.sh",
+              file=sys.stderr)
+        return 2
+    base = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="bench_peers_"))
+    meta = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
+            "command": "python benchmarks/bench_peers.py " + " ".join(sys.argv[1:] if argv is None else argv),
+            "sdcrisk_env": _versions(), "peers_env": _peer_versions(args.peers_python)}
+    if args.calibration:
+        text = "\n".join(calibration(n, args.calibration, args, base / f"cal{n}") for n in args.sizes)
+        Path(str(args.out) + "_calibration.md").write_text(
+            "# Singling out on independent releases: anonymeter beside sdcrisk\n\nMachine: " + meta["machine"]
+            + ", shared with other agents' jobs. Command: `" + meta["command"] + "`. Peers' environment: "
+            + ", ".join(f"{k} {v}" for k, v in meta["peers_env"].items()) + ".\n\n" + text)
+        print(text)
+        return 0
+    results = []
+    for n in args.sizes:  # the outputs are rewritten after each size, so a long last size loses nothing
+        results.append(run_size(n, args, base / f"n{n}"))
+        body = write(results, meta, Path(args.out), args.no_doc)
+    print(body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

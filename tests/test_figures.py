@@ -136,7 +136,7 @@ def test_the_package_reads_no_published_file_itself():
 
 
 def test_every_measure_has_a_plain_label_and_unit():
-    declared = units.PERCENT | units.UNBOUNDED_PERCENT | units.COUNTS | units.BITS
+    declared = units.PERCENT | units.UNBOUNDED_PERCENT | units.COUNTS | units.BITS | units.POINTS
     assert set(figures.MEASURES) == declared
     for m in declared:
         assert "_" not in figures.axis_label(m) and UNIT.search(figures.axis_label(m))

@@ -3,7 +3,9 @@
 Percentages of records or values lie in [0, 100]. Information loss IL (and so the scores that
 average it with a risk) is a mean *relative* error in percent: 0 means no loss, and it is not
 bounded by 100 (IL1..IL4 divide by original values, which may be small). Counts are numbers of
-records; belief measures are in bits.
+records; belief measures are in bits. The three anonymisation criteria (Article 29 Working Party,
+opinion 05/2014) of the attack matrix: a risk, its interval and its baseline in percent, the
+excess over the baseline (and its interval) in percentage points, in [-100, 100].
 """
 
 from __future__ import annotations
@@ -20,6 +22,12 @@ UNBOUNDED_PERCENT = frozenset(("IL", "IL1", "IL2", "IL3", "IL4", "IL5", "IL1s", 
                                "ScoreMax", "Score_RSLD"))
 COUNTS = frozenset(("DBRL_count", "LLD_count", "RSRL_annotated_union_count", "RSRL_annotated_union_half_count"))
 BITS = frozenset(("nonspecificity", "pignistic_entropy"))
+#: The criteria measured beside the attack matrix (:func:`sdcrisk.replication.evaluation.criteria_rows`).
+CRITERIA = ("Linkability", "SinglingOut", "Inference")
+CRITERION_PERCENT_PARTS = ("", "_low", "_high", "_baseline")
+CRITERION_POINTS_PARTS = ("_excess", "_excess_low", "_excess_high")
+PERCENT = PERCENT | {c + part for c in CRITERIA for part in CRITERION_PERCENT_PARTS}
+POINTS = frozenset(c + part for c in CRITERIA for part in CRITERION_POINTS_PARTS)
 
 
 def linkage_percent(correct, records):
@@ -36,6 +44,8 @@ def out_of_range(measure: str, value: float) -> bool:
         return False
     if measure in PERCENT:
         return not 0.0 <= value <= 100.0
+    if measure in POINTS:
+        return not -100.0 <= value <= 100.0
     if measure in UNBOUNDED_PERCENT or measure in COUNTS or measure in BITS or measure.endswith("_unconverged"):
         return not value >= 0.0
     return True

@@ -189,6 +189,9 @@ def validate(cfg: dict, source: str = "config") -> dict:
                 if a not in ATTACKS:
                     raise ConfigError(f"{source}: {key}.options.attacks[{i}]: unknown attack {a!r}; "
                                       f"known attacks: {sorted(ATTACKS)} (a plugin can add one)")
+        if options.get("criteria") and exp["evaluation"] != "attack_matrix":
+            raise ConfigError(f"{source}: {key}.options.criteria: only the attack_matrix evaluation measures the "
+                              f"three criteria (this experiment's evaluation: {exp['evaluation']!r})")
         label = exp.get("label")
         if isinstance(label, dict):
             missing = set(exp["methods"]) - set(label)
@@ -247,7 +250,7 @@ def known_measures() -> set[str]:
     from ..attacks import ATTACKS
     from ..measures import units
 
-    declared = units.PERCENT | units.UNBOUNDED_PERCENT | units.COUNTS | units.BITS
+    declared = units.PERCENT | units.UNBOUNDED_PERCENT | units.COUNTS | units.BITS | units.POINTS
     return set(declared) | set(ATTACKS) | {f"{a}_unconverged" for a in ATTACKS} | {"PRL_unconverged"}
 
 
@@ -279,11 +282,22 @@ def evaluation_measures(exp: dict, methods: Sequence[str] | None = None) -> list
         from ..attacks import matrix_attacks
 
         attacks = matrix_attacks(exp.get("options") or {})
-        return [*attacks, *(f"{a}_unconverged" for a in attacks)]
+        return [*attacks, *(f"{a}_unconverged" for a in attacks), *criteria_measures(exp)]
     out = list(EVALUATION_MEASURES[evaluation])
     for method in exp["methods"] if methods is None else methods:
         out += [m for m in METHOD_MEASURES.get(evaluation, {}).get(method, ()) if m not in out]
     return out
+
+
+def criteria_measures(exp: dict) -> list[str]:
+    """The measures of the three criteria an attack matrix with ``options.criteria`` writes
+    (:func:`sdcrisk.replication.evaluation.criteria_rows`), else none."""
+    from ..measures import units
+
+    if not (exp.get("options") or {}).get("criteria"):
+        return []
+    return [c + part for c in units.CRITERIA
+            for part in units.CRITERION_PERCENT_PARTS + units.CRITERION_POINTS_PARTS]
 
 
 def _check_measures(exp: dict, key: str, source: str) -> None:

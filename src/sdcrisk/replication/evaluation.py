@@ -226,21 +226,103 @@ def belief_rsrl(x, y, cell: Cell, opts, rng) -> Rows:
 
 def attack_matrix(x, y, cell: Cell, opts, rng) -> Rows:
     """Beyond the papers: every attack of ``options.attacks`` against every masking method,
-    % correctly linked.
+    % correctly linked; with ``options.criteria``, the three anonymisation criteria beside them
+    (:func:`criteria_rows`).
 
     The intruder knows the first half of the attributes (Pro-RL: the first half of the blocks
     of size v, the method's own v where it has one, else 2). L-RL(MA) is the univariate
     microaggregation location attack without knowing k: it links nothing on files that are not
-    microaggregated attribute by attribute. The attacks share one Generator, in list order."""
+    microaggregated attribute by attribute. The attacks share one Generator, in list order; the
+    criteria draw from it after them."""
     n, m = x.shape
     known = np.arange(half(m))
     v = int(dict(cell.params).get("v", 2))
     rows: Rows = []
+    links = {}
     for name in matrix_attacks(opts):
         res = run_attack(name, x, y, known, v, rng)
+        links[name] = res.links
         rows.append((name, "half", percent(res)))
         if "converged" in res.info:  # an attack fitted by EM: record whether the fit converged
             rows.append((f"{name}_unconverged", "half", float(not res.info["converged"])))
+    if opts.get("criteria"):
+        rows += criteria_rows(x, y, known, links, rng)
+    return rows
+
+
+#: Conjunctions of the singling-out attack per masked file (each isolating a release record;
+#: :func:`sdcrisk.criteria.singling_out.singling_out`), and the bin width of the exact attack on
+#: the known attributes, in standard deviations of the release's attribute.
+SINGLING_OUT_PREDICATES = 200
+SINGLING_OUT_BIN_SD = 0.25
+
+
+def _criterion_measures(name: str, row) -> Rows:
+    """The measures of one criterion's worst row (:class:`sdcrisk.criteria.CriterionRow`): risk,
+    its Wilson interval and baseline in percent, the excess in points with Newcombe's interval."""
+    low, high = row.interval
+    excess, excess_low, excess_high = row.excess
+    values = {"": row.percent, "_low": low, "_high": high, "_baseline": row.baseline_percent,
+              "_excess": excess, "_excess_low": excess_low, "_excess_high": excess_high}
+    return [(name + part, "half", float(v)) for part, v in values.items()]
+
+
+def _worst(rows):
+    """The row of highest excess over its baseline (first on equal excesses), as ``sdcrisk
+    assess`` opens its report with (:func:`sdcrisk.assess.report.criteria_lines`)."""
+    return max(rows, key=lambda r: r.excess[0])
+
+
+def criteria_rows(x, y, known, links: dict, rng) -> Rows:
+    """The three anonymisation criteria (Article 29 Working Party, opinion 05/2014) on one masked
+    file, the intruder knowing the attributes ``known`` (the attack matrix's: the first half),
+    each criterion's worst attack (highest excess over its baseline) as seven measures
+    (:data:`sdcrisk.measures.units.CRITERIA`; :func:`_criterion_measures`):
+
+    * ``Linkability``: the attack of ``links`` (the matrix's) linking most records, against the
+      random guess (one record in n linked right by chance).
+    * ``SinglingOut``: :func:`sdcrisk.criteria.singling_out.singling_out` on the known
+      attributes: the extremes and :data:`SINGLING_OUT_PREDICATES` conjunctions of 2 to 4 tail
+      predicates (Cohen & Nissim 2020), and the exact attack on the known attributes coarsened to
+      bins of :data:`SINGLING_OUT_BIN_SD` standard deviations of the release (the files are
+      numeric: no categorical key), against the same construction from planted originals.
+      A release in which no predicate isolates a record (every record shared, as microaggregation
+      leaves them) singles out nobody: 0 %, with no interval (bounds 0).
+    * ``Inference``: :func:`sdcrisk.criteria.inference.infer` with each attribute not known in
+      turn as the secret (numeric, guessed within 5 % of its true value), guessed from the record
+      each attack of ``links`` linked, from the nearest release record on the known attributes
+      and from the key cell (on numeric files one cell: the release's median), against the
+      release's median.
+
+    The worst row is a maximum over attacks (and secrets): on a release independent of the
+    originals its excess is a little above 0 on average, never a bias of one attack."""
+    from ..criteria import LINKABILITY, CriterionRow
+    from ..criteria.inference import infer
+    from ..criteria.singling_out import singling_out
+
+    n, m = x.shape
+    known = np.asarray(known)
+    link_rows = [CriterionRow(LINKABILITY, name, float(np.sum(np.asarray(lk) == np.arange(n))), n,
+                              "random guess", 1.0, n) for name, lk in links.items()]
+    rows = _criterion_measures("Linkability", _worst(link_rows)) if link_rows else []
+
+    cols = [f"v{j}" for j in range(m)]
+    keys = [cols[j] for j in known]
+    sd = y[:, known].std(axis=0)
+    coarsen = {k: SINGLING_OUT_BIN_SD * s for k, s in zip(keys, sd) if s > 0}
+    so_rows, _ = singling_out(pd.DataFrame(x, columns=cols), pd.DataFrame(y, columns=cols), keys, coarsen=coarsen,
+                              predicates=SINGLING_OUT_PREDICATES, seed=rng)
+    if so_rows:
+        rows += _criterion_measures("SinglingOut", _worst(so_rows))
+    else:
+        rows += [(f"SinglingOut{part}", "half", 0.0) for part in
+                 ("", "_low", "_high", "_baseline", "_excess", "_excess_low", "_excess_high")]
+
+    inference = [r for s in sorted(set(range(m)) - set(known.tolist()))
+                 for r in infer(cols[s], x[:, s], y[:, s], categorical=False, xn=x[:, known], yn=y[:, known],
+                                links=links).rows]
+    if inference:
+        rows += _criterion_measures("Inference", _worst(inference))
     return rows
 
 

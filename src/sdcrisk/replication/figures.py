@@ -71,6 +71,14 @@ MEASURES = {**{m: f"Records linked by {m}" for m in units.ATTACK_PERCENT},
             "RSRL_annotated_union_count": "Records linked by annotated-union RS-RL",
             "RSRL_annotated_union_half_count": "Records linked by annotated-union RS-RL, half interval",
             "nonspecificity": "Nonspecificity", "pignistic_entropy": "Pignistic entropy"}
+#: The three criteria (:func:`sdcrisk.replication.evaluation.criteria_rows`) in plain words.
+CRITERIA = {"Linkability": "Records linked, best attack", "SinglingOut": "Predicates singling out, best attack",
+            "Inference": "Secrets inferred, best attack"}
+_PARTS = {"": "", "_low": ", lower 95 % bound", "_high": ", upper 95 % bound", "_baseline": ", its baseline",
+          "_excess": ", excess over the baseline", "_excess_low": ", excess, lower 95 % bound",
+          "_excess_high": ", excess, upper 95 % bound"}
+CRITERION_NAMES = {"Linkability": "Linkability", "SinglingOut": "Singling out", "Inference": "Inference"}
+MEASURES |= {c + part: text + words for c, text in CRITERIA.items() for part, words in _PARTS.items()}
 
 
 def unit(measure: str) -> str:
@@ -80,6 +88,8 @@ def unit(measure: str) -> str:
         return "%"
     if measure in units.COUNTS:
         return "records"
+    if measure in units.POINTS:
+        return "percentage points"
     return "nats" if measure == "pignistic_entropy" else "bits"
 
 
@@ -256,14 +266,44 @@ def heatmap(ax, rows, spec, sweep, styles, published):
     return im
 
 
+def criteria(ax, rows, spec, sweep, styles, published):
+    """Per masking method (a row), each criterion's risk (filled marker) with its 95 % interval
+    (whiskers: the mean over replicates of the Wilson bounds) beside its baseline (open marker):
+    which method protects against which criterion (:func:`sdcrisk.replication.evaluation.criteria_rows`)."""
+    measures = _as_list(spec["measure"])
+    keys = list(dict.fromkeys(zip(rows.method, rows.param)))
+    label = [f"{METHODS.get(m, m)}, {sweep.show(rows.dataset.iat[0], m, p)}" for m, p in keys]
+    mean = rows.pivot_table(index=["method", "param"], columns="measure", values="mean", sort=False)
+    step = 0.8 / max(len(measures), 1)
+    for j, c in enumerate(measures):
+        st = styles(CRITERION_NAMES.get(c, c))
+        at = [(m, p) for m, p in keys if (m, p) in mean.index]
+        ypos = np.array([keys.index(k) for k in at]) - 0.4 + step * (j + 0.5)
+        get = lambda part: mean.reindex(index=at).get(c + part, pd.Series(np.nan, index=at)).to_numpy(float)  # noqa: E731
+        risk, low, high = get(""), get("_low"), get("_high")
+        ax.errorbar(risk, ypos, xerr=[np.clip(risk - low, 0, None), np.clip(high - risk, 0, None)], ls="none",
+                    ms=4, capsize=2, color=st["color"], marker=st["marker"])
+        ax.plot(get("_baseline"), ypos, ls="none", ms=5, mfc="none", mec=st["color"], marker=st["marker"],
+                gid="baseline")
+    ax.set_yticks(range(len(keys)), label, fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlim(-2, 102)
+    ax.set_xlabel("Risk of the worst attack, whiskers its 95 % interval, open marker its baseline (%)")
+    ax.set_ylabel("Masking method and its parameter (as configured)")
+    ax.grid(alpha=0.3, axis="x")
+    return "Criterion"
+
+
 KINDS = {"links_vs_known": links_vs_known, "param_curve": param_curve, "measure_by_method": measure_by_method,
-         "heatmap": heatmap}
+         "heatmap": heatmap, "criteria": criteria}
 
 
 def _panels(agg: pd.DataFrame, spec: dict, sweep: Sweep) -> list[list[pd.DataFrame]]:
     """Rows of panels (one per data set) of the figure's cells: a column per measure
     (links_vs_known), per parameter naming (measure_by_method), else one."""
     measures = _as_list(spec["measure"])
+    if spec["kind"] == "criteria":  # each criterion's interval and baseline beside it
+        measures = [c + part for c in measures for part in ("", "_low", "_high", "_baseline")]
     agg = agg[agg.measure.isin(measures)]
     if "method" in spec:
         agg = agg[agg.method == spec["method"]]
@@ -289,9 +329,10 @@ def build_figure(agg: pd.DataFrame, experiment: dict, figure: str, published: pd
     nrows, ncols = len(grid), max(len(r) for r in grid)
     heat = spec["kind"] == "heatmap"
     with plt.rc_context(STYLE):
+        tall = heat or spec["kind"] == "criteria"
         fig, axes = plt.subplots(nrows, ncols, squeeze=False, layout="constrained",
                                  sharey="row" if spec["kind"] == "measure_by_method" else "none",
-                                 figsize=(7.5 if heat else 3.6 * ncols + 0.6, (4.6 if heat else 3.0) * nrows + 1.3))
+                                 figsize=(7.5 if tall else 3.6 * ncols + 0.6, (4.6 if tall else 3.0) * nrows + 1.3))
         for r, row in enumerate(grid):
             for c, rows in enumerate(row):
                 made = kind(axes[r][c], rows, spec, sweep, styles, published)

@@ -4,7 +4,7 @@ Snakemake reruns a job when its params or its rule's script change, not when the
 package changes, so without this an edited masking method, attack or renderer would leave stale
 outputs behind. Every rule therefore takes a digest of the package code it runs as a param: the
 cell rule :func:`cell_code` (the package's compute modules: masking, linkage, measures,
-evaluations, seeds; and the plugin modules the cell uses), the other rules :func:`code_digest` of
+criteria, evaluations, seeds; and the plugin modules the cell uses), the other rules :func:`code_digest` of
 their module (data, replication, render, figures, belief). The digest is taken over the syntax
 tree without docstrings, so comments, docstrings and layout rerun nothing. It also covers the
 Python version (``major.minor``) and the versions of the libraries whose behaviour decides the
@@ -24,7 +24,8 @@ from pathlib import Path
 from .environment import versions
 
 # Modules whose code decides a cell's numbers; packages count with every module in them.
-COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sdcrisk.attacks", "sdcrisk.replication.evaluation",
+COMPUTE_MODULES = ("sdcrisk.masking", "sdcrisk.linkage", "sdcrisk.measures", "sdcrisk.attacks", "sdcrisk.criteria",
+                   "sdcrisk.replication.evaluation",
                    "sdcrisk.replication.belief", "sdcrisk.replication.experiments_belief", "sdcrisk.validation", "sdcrisk.resources",
                    "sdcrisk.threads", "sdcrisk.fixed_order")  # the last: noise's and PCP's covariances, Mahalanobis DBRL
 # Libraries whose versions decide a cell's numbers (random streams, sums, kernels, I/O of tables).

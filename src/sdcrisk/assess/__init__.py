@@ -5,9 +5,12 @@ one of the two products over the shared engine (the other: :mod:`sdcrisk.replica
 information-loss measures on one masked file (:func:`sdcrisk.assess.assessment.assess`, whose
 signature and docstring ``help`` shows); the command line and its report build on it:
 
-* :mod:`~sdcrisk.assess.assessment`: reading and pairing the files, the attacks per scenario, the
-  information loss; :mod:`~sdcrisk.assess.categorical`: categorical attributes (blocks, the mixed
-  distance);
+* :mod:`~sdcrisk.assess.assessment`: the attacks per scenario, the criteria and the information
+  loss, over :mod:`~sdcrisk.assess.pairing` (reading and pairing the files),
+  :mod:`~sdcrisk.assess.rows` (one attack's row) and :mod:`~sdcrisk.assess.bounds` (attacks
+  settled by their bound); :mod:`~sdcrisk.assess.sample` and :mod:`~sdcrisk.assess.synthetic`:
+  sample and synthetic releases; :mod:`~sdcrisk.assess.categorical`: categorical attributes
+  (blocks, the mixed distance);
 * :mod:`~sdcrisk.assess.workers`, :mod:`~sdcrisk.assess.attack_worker`: attacks in worker
   processes, the memory estimates;
 * :mod:`~sdcrisk.assess.report`: report.json, report.md, report.html and the ``--max-risk`` gate;

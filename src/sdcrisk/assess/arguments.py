@@ -39,7 +39,7 @@ class Parser(argparse.ArgumentParser):
 def attack_choices() -> list[str]:
     """The measures ``--attacks`` takes, as a user types them: :data:`sdcrisk.assess.assessment.ALL_ATTACKS`
     with the short names it accepts (RS-RL for RS-RL(p<=20%), L-RL for L-RL(MA))."""
-    from .assessment import ALL_ATTACKS, ATTACK_NAMES
+    from .default_attacks import ALL_ATTACKS, ATTACK_NAMES
 
     out = []
     for name in ALL_ATTACKS:

@@ -106,5 +106,11 @@ def left_out_reasons(attacks: Sequence[str] | None) -> dict[str, str]:
     return {a: reason(a) for a in ALL_ATTACKS if a in LEFT_OUT}
 
 
+#: the attack names ``--attacks`` accepts (upper-cased) -> the registry's names
+ATTACK_NAMES = {"DBRL": "DBRL", "RBRL-SUM": "RBRL-Sum", "RBRL-MAX": "RBRL-Max", "PRL": "PRL",
+                "RS-RL": "RS-RL(p<=20%)", "RS-RL(P<=20%)": "RS-RL(p<=20%)", "L-RL": "L-RL(MA)",
+                "L-RL(MA)": "L-RL(MA)", "GDBRL": "GDBRL", "PRL-GRADED": "PRL-graded", "ID": "ID"}
+
+
 __all__ = ["ALL_ATTACKS", "DEFAULT_ATTACKS", "LEFT_OUT", "CORPUS_RELEASES", "NOT_LINKAGE", "TOLERANCE", "dominates",
            "dominance", "left_out", "reason", "left_out_reasons"]

@@ -72,6 +72,8 @@ from ..measures.uncertainty import wilson_interval
 from ..measures.units import linkage_percent
 from .categorical import block_codes, block_summary, mixed_matrix
 from .default_attacks import ALL_ATTACKS
+from .pairing import Pair, pair_sample  # noqa: F401 (pair_sample: this module's API)
+from .rows import COLUMNS, LOSS, RISK, _attack_row, _interval_disclosure_row, _loss_rows, _scenario_label
 
 RELEASE_TYPE = "sample"
 SAMPLE_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL")
@@ -89,35 +91,6 @@ NOT_FOR_SAMPLES = {
 }
 
 
-def pair_sample(original: pd.DataFrame, masked: pd.DataFrame, ids_o: pd.Series, ids_m: pd.Series, id: str,
-                cols: list[str], categorical, names: tuple[str, str]):
-    """The :class:`sdcrisk.assess.assessment.Pair` of a sample release (module docstring): every
-    original record in ``x``, the released ones in ``y`` (file order) and ``rows``, the original
-    row of each. Refuses a release with more records than the original or an id the original does not have."""
-    from .assessment import AssessError, _show, _typed_pair, identifier_columns
-
-    no, nm = names
-    if len(masked) > len(original):
-        raise AssessError(f"{nm}: has {len(masked):,} records, more than the {len(original):,} of {no}; with --id "
-                          f"{id} the masked file must hold the original's records or a sample of them")
-    ids_o, ids_m = ids_o.reset_index(drop=True), ids_m.reset_index(drop=True)
-    extra = ~ids_m.isin(set(ids_o))
-    if extra.any():
-        raise AssessError(f"{nm}: {int(extra.sum())} id(s) (column {id!r}) are not ids of {no}, e.g. "
-                          f"{_show(ids_m[extra].iloc[0])}; a sample release holds a subset of the original's records")
-    rows = pd.Index(ids_o).get_indexer(ids_m.to_numpy()).astype(np.int64)
-    original = original.reset_index(drop=True)
-    masked = masked.reset_index(drop=True)
-    warned = []
-    paired = original.iloc[rows][cols].reset_index(drop=True)
-    for c in identifier_columns(paired, masked[cols], None):
-        if original[c].is_unique:  # an identifier of the population too
-            cols.remove(c)
-            warned.append(f"column {c!r} is unique per record and identical in both files (an identifier): left "
-                          "out of the attacks")
-    pairing = (f"id column {id!r} (sample release: {len(masked):,} of the {len(original):,} original records, "
-               f"{100.0 * len(masked) / len(original):.3g} %)")
-    return _typed_pair(original, masked, cols, categorical, (no, nm), pairing, warned, rows)
 
 
 def sample_attacks(todo: Sequence[str], attacks) -> list[str]:
@@ -152,8 +125,6 @@ def assess_sample(pair, sets: list[list[int]], todo: Sequence[str], *, attacks=N
                   idle: Callable[[], None] | None = None) -> pd.DataFrame:
     """:func:`sdcrisk.assess.assessment.assess` for a sample release (module docstring): the same
     table and ``attrs``, with ``attrs["release_type"] = "sample"`` and ``attrs["sample"]``."""
-    from .assessment import COLUMNS, LOSS, RISK, Pair, _interval_disclosure_row, _loss_rows, _scenario_label
-
     rows = pair.rows
     n, big = rows.size, pair.x.shape[0]
     sub = Pair(pair.x[rows], pair.y, pair.cx[rows], pair.cy, pair.columns, pair.numeric, pair.categorical, pair.keys,
@@ -287,8 +258,6 @@ def _sample_row(name, pair, cols, seed, pr, label) -> dict:
 
 def _one_to_one_row(name, pair, cols, seed) -> dict:
     """A release of every original record (another order): the one-to-one attack itself."""
-    from .assessment import Pair, _attack_row
-
     one = Pair(pair.x, pair.y[np.argsort(pair.rows)], pair.cx, pair.cy[np.argsort(pair.rows)], pair.columns,
                pair.numeric, pair.categorical, pair.keys, pair.pairing, pair.warnings)
     perm = np.random.Generator(np.random.PCG64(seed)).permutation(one.n)

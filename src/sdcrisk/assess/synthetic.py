@@ -97,7 +97,7 @@ def check_files(original: pd.DataFrame, release: pd.DataFrame, control: pd.DataF
                 names: tuple[str, str, str] = ("original", "masked", "control")) -> list[str]:
     """The bad inputs of a synthetic assessment (module docstring), as one-line :class:`AssessError`;
     returns the warnings (a few control records identical to training records)."""
-    from .assessment import AssessError, _show
+    from .pairing import AssessError, _show
 
     no, nm, nc = names
     original, release, control = (t.rename(columns=str) for t in (original, release, control))
@@ -335,7 +335,7 @@ def assess_synthetic(original, release, control, *, id: str | None = None, known
     ``records_at_risk`` (the training records the linkability attack links, credit 1). ``predicates``:
     the multivariate singling-out predicates to try (:func:`sdcrisk.criteria.singling_out.singling_out`);
     ``membership=False`` / ``singling_out=False`` leave membership inference / singling out out."""
-    from .assessment import AssessError, RecordsAtRisk, read_file, secret_names
+    from .pairing import AssessError, RecordsAtRisk, read_file, secret_names
     from .categorical import split_columns
 
     say = progress or (lambda m: None)
@@ -430,7 +430,7 @@ def run(args, progress: Callable[[str], None]) -> int:
     """``sdcrisk assess ORIGINAL SYNTHETIC --control CONTROL``: every masked file assessed as a
     synthetic release, the summary printed, the report written (exit status; 2 for bad input)."""
     from .arguments import EXIT_INPUT, EXIT_OK, secrets, split
-    from .assessment import AssessError
+    from .pairing import AssessError
 
     problem = option_problem(args)
     if problem:

@@ -418,7 +418,7 @@ class AttackWorkers:
         (``Needs.data_bytes``); a task's expected memory is the larger of that and
         :func:`expected_bytes`."""
         from ..attacks import BOUNDS
-        from .assessment import best_result, bounded_row
+        from .bounds import best_result, bounded_row
 
         bounded = {k for k, (name, _) in enumerate(tasks) if bounds and name in BOUNDS}
         others = [k for k in range(len(tasks)) if k not in bounded]

@@ -198,8 +198,11 @@ def test_help_lists_every_attack_assess_runs(capsys, monkeypatch):
     for name in attack_choices():  # each as --attacks takes it
         assert name in attacks_help.removeprefix("comma-separatedsubsetof").split(",or'all'")[0].split(",")
         assert name == "ID" or name in described
-    # made from sdcrisk.assess.assessment.ALL_ATTACKS, not written out: a new one shows up
+    # made from sdcrisk.assess.default_attacks.ALL_ATTACKS, not written out: a new one shows up
+    from sdcrisk.assess import default_attacks
+
     monkeypatch.setattr(assessment, "ALL_ATTACKS", (*assessment.ALL_ATTACKS, "NEW-RL"))
+    monkeypatch.setattr(default_attacks, "ALL_ATTACKS", (*default_attacks.ALL_ATTACKS, "NEW-RL"))
     with pytest.raises(SystemExit):
         main(["assess", "--help"])
     assert "NEW-RL" in capsys.readouterr().out

@@ -246,13 +246,13 @@ def _nothing_read(monkeypatch):
     """Any read of a file's records fails the test: the check must come before the reading."""
     import pandas as pd
 
-    from sdcrisk.assess import assessment
+    from sdcrisk.assess import pairing
 
     def refuse(*args, **kwargs):
         raise AssertionError("a file was read")
 
     monkeypatch.setattr(pd, "read_csv", refuse)
-    monkeypatch.setattr(assessment, "read_table", refuse)
+    monkeypatch.setattr(pairing, "read_table", refuse)
 
 
 def _one_line(capsys) -> str:
@@ -483,13 +483,13 @@ def test_every_built_in_masking_method_leaves_its_input_unchanged():
 # ----------------------------------------------------------------------------- inference options
 def _records_never_read(monkeypatch):
     """Reading a file's records fails the test (its header row may be read: the --secret check)."""
-    from sdcrisk.assess import assessment
+    from sdcrisk.assess import pairing
 
     def refuse(*args, **kwargs):
         raise AssertionError("a file's records were read")
 
-    monkeypatch.setattr(assessment, "_read", refuse)
-    monkeypatch.setattr(assessment, "read_table", refuse)
+    monkeypatch.setattr(pairing, "_read", refuse)
+    monkeypatch.setattr(pairing, "read_table", refuse)
 
 
 @pytest.mark.parametrize("argv,message", [

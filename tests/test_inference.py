@@ -335,7 +335,7 @@ def test_the_command_writes_the_criteria_and_the_records_at_risk(tmp_path, capsy
     top = max(inference, key=lambda x: x["excess"])
     assert doc["criteria"][1]["excess"] == pytest.approx(top["excess"]) and doc["criteria"][1]["attack"] == top["measure"]
     md = (out / "report.md").read_text()
-    assert md.index("## Criteria") < md.index("## Summary") < md.index("## Inference")
+    assert md.index("## Criteria") < md.index("## Summary") < md.index("## Singling out and inference")
     assert "- **inference: " in md and "- **linkability: DBRL links" in md
     records = pd.read_csv(out / "records_at_risk.csv")
     assert list(records.columns) == ["record", "criterion", "attack", "evidence", "masked"]

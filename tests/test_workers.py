@@ -231,7 +231,9 @@ def test_a_failed_allocation_stops_only_its_attack(monkeypatch):
     def boom(*a, **k):
         raise MemoryError
 
-    monkeypatch.setattr(assessment, "run_attack", boom)
+    from sdcrisk.assess import rows
+
+    monkeypatch.setattr(rows, "run_attack", boom)
     row = assessment._attack_row("DBRL", pair, np.arange(pair.n), [0, 1], 0)
     assert row["note"].startswith("not run: DBRL on 300 records: out of ")
     assert np.isnan(row["percent"])

@@ -244,8 +244,10 @@ def test_linkage_percentages_are_computed_in_one_function():
     src = ROOT / "src" / "sdcrisk"
     hits = [f"{p.relative_to(src)}:{i}" for p in src.rglob("*.py") for i, line in enumerate(p.read_text().splitlines(), 1)
             if re.search(r"100(\.0)? \* .*(link|correct|count|value / n)", line) and "def " not in line]
-    assert hits == ["measures/units.py:" + str(next(i for i, line in enumerate(
-        (src / "measures" / "units.py").read_text().splitlines(), 1) if "return 100.0 * correct / records" in line))]
+    units = (src / "measures" / "units.py").read_text().splitlines()
+    assert hits == [f"measures/units.py:{i}" for i, line in enumerate(units, 1)
+                    if line.strip() in ("return 100.0 * correct / records", "return 100.0 * correct / kept")]
+    assert len(hits) == 2  # linkage_percent, and the precision of kept links (precision_percent)
 
 
 @pytest.mark.parametrize("func,message", [

@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ..measures.units import linkage_percent, precision_percent
 from .base import uniform_credit
 from .neighbours import KDTree
 
@@ -122,9 +123,10 @@ def precision_recall(credit: np.ndarray, confidence: np.ndarray, thresholds=RATI
         k = int(keep.sum())
         correct = float(credit[keep].sum())
         low, high = wilson_interval(correct, k) if k else (float("nan"), float("nan"))
-        out.append({"threshold": float(t), "kept": k, "kept_percent": 100.0 * k / n, "correct": correct,
-                    "precision": 100.0 * correct / k if k else float("nan"), "precision_low": low,
-                    "precision_high": high, "recall": 100.0 * correct / n})
+        out.append({"threshold": float(t), "kept": k,
+                    "kept_percent": 100.0 * k / n,  # the share of the records kept
+                    "correct": correct, "precision": precision_percent(correct, k) if k else float("nan"),
+                    "precision_low": low, "precision_high": high, "recall": linkage_percent(correct, n)})
     return out
 
 

@@ -37,6 +37,14 @@ def linkage_percent(correct, records):
     return 100.0 * correct / records
 
 
+def precision_percent(correct, kept):
+    """Correct links among the links an intruder keeps, as a percentage of those kept: the
+    precision of a confidence threshold (:func:`sdcrisk.linkage.sample.precision_recall`). The
+    one linkage figure divided by the links kept instead of the records (the recall at the same
+    threshold is :func:`linkage_percent`)."""
+    return 100.0 * correct / kept
+
+
 def out_of_range(measure: str, value: float) -> bool:
     """Whether ``value`` lies outside the range of ``measure`` (see module docstring); a measure
     of unknown unit is out of range, so a new measure must declare its unit here."""

@@ -23,8 +23,6 @@ from __future__ import annotations
 import argparse
 import csv
 import multiprocessing as mp
-import os
-import platform
 import resource
 import sys
 import time
@@ -32,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from common import DOC, ROOT, replace_region  # noqa: F401  (common also puts src/ on sys.path)
+from common import DOC, ROOT, machine_text, replace_region  # noqa: F401  (common also puts src/ on sys.path)
 
 CARDINALITIES = (2, 4, 8, 16, 50)
 
@@ -77,18 +75,6 @@ def run(n: int, threads: int) -> dict:
     return out
 
 
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} logical CPUs visible, Python {platform.python_version()}, {platform.system()}"
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
@@ -122,7 +108,7 @@ def main(argv=None) -> int:
         "known attributes (5 categorical keys, 2 numeric), tolerance 5 %, "
         f"{args.threads} numba threads (`benchmarks/bench_inference.py`; data and timing in its docstring). "
         "The machine is shared with other jobs: times are noisy.", "",
-        *table, "", f"Machine: {machine()}.", "", f"Command: `{command.strip()}`."])
+        *table, "", f"Machine: {machine_text()}.", "", f"Command: `{command.strip()}`."])
     (out / "inference.md").write_text("# Inference at scale\n\n" + body + "\n")
     if not args.no_doc:
         replace_region(DOC, "inference", body)

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -33,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "src"))
+from common import machine_text  # noqa: E402
 
 SEED = 20250401
 
@@ -154,8 +154,7 @@ def main() -> None:
     df.to_csv(out.with_suffix(".csv"), index=False)
     threads = os.environ.get("NUMBA_NUM_THREADS", str(os.cpu_count()))
     command = "python benchmarks/bench_membership.py " + " ".join(sys.argv[1:])
-    machine = (f"{platform.machine()}, {os.cpu_count()} cores ({threads} numba threads), "
-               f"{platform.python_version()}, numpy {np.__version__}; the machine was shared with other "
+    machine = (f"{machine_text()} ({threads} numba threads), numpy {np.__version__}; the machine was shared with other "
                "jobs, so wall times exceed a dedicated run's (CPU time / 2 estimates that)")
     table = df.to_markdown(index=False)
     body = (f"Membership inference: every member and control scored against the release (both attacks, "

@@ -16,8 +16,6 @@ Writes ``OUT.md``, ``OUT.csv`` and the ``membership_calibration`` region of docs
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -28,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "src"))
+from common import machine_text  # noqa: E402
 
 from bench_membership import draw  # noqa: E402
 
@@ -81,7 +80,7 @@ def main() -> None:
     df.to_csv(out.with_suffix(".csv"), index=False)
     command = "python benchmarks/bench_membership_calibration.py " + " ".join(sys.argv[1:])
     body = (f"Membership inference calibration (`{command.strip()}`; {COLUMNS} columns; "
-            f"{platform.machine()}, {os.cpu_count()} cores shared with other jobs; {elapsed:.0f} s in all).\n\n"
+            f"{machine_text()}, shared with other jobs; {elapsed:.0f} s in all).\n\n"
             f"{df.to_markdown(index=False)}\n")
     out.with_suffix(".md").write_text("# Membership inference calibration\n\n" + body)
     replace_region(ROOT / "docs" / "benchmarks.md", "membership_calibration", body)

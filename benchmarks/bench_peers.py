@@ -72,6 +72,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "src"))
+from common import machine_text  # noqa: E402
 
 SEED = 1060
 CATEGORICAL = ["region", "sex", "education", "marital"]
@@ -541,7 +542,7 @@ def main(argv=None) -> int:
               file=sys.stderr)
         return 2
     base = Path(args.work) if args.work else Path(tempfile.mkdtemp(prefix="bench_peers_"))
-    meta = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.system()} {platform.release()}",
+    meta = {"machine": machine_text(),
             "command": "python benchmarks/bench_peers.py " + " ".join(sys.argv[1:] if argv is None else argv),
             "sdcrisk_env": _versions(), "peers_env": _peer_versions(args.peers_python)}
     if args.calibration:

@@ -27,7 +27,6 @@ import argparse
 import csv
 import json
 import os
-import platform
 import subprocess
 import sys
 import time
@@ -39,6 +38,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "src"))
+from common import machine_text  # noqa: E402
 
 SEED = 59
 CARDS = [2, 5, 10, 20, 50, 100, 7, 12]
@@ -145,7 +145,7 @@ def main():
     load_end = os.getloadavg()
     command = "python benchmarks/bench_singling_out.py" + (f" --n {a.n}" if a.n != 10_000_000 else "") \
         + (f" --predicates {a.predicates}" if a.predicates != 1000 else "")
-    machine = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}"
+    machine = machine_text()
     load = ", ".join(f"{x:.2f}" for x in load_start) + " / " + ", ".join(f"{x:.2f}" for x in load_end)
     table = ["| case | records | keys | wall s | CPU s | peak MB | attack | successes / trials | % | "
              "baseline % (trials) | note |", "|---|---|---|---|---|---|---|---|---|---|---|"]

@@ -72,3 +72,17 @@ def replace_region(path: str | Path, name: str, body: str) -> bool:
     new = head + start + new_body + _END + rest.split(_END, 1)[1]
     atomic_write(path, lambda tmp: Path(tmp).write_text(new))
     return True
+
+
+def machine_text() -> str:
+    """The machine a benchmark ran on, in one line: CPU model, logical CPUs, Python, system."""
+    import platform
+
+    cpu = platform.processor() or platform.machine()
+    try:
+        cpu = next((ln.split(":", 1)[1].strip() for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                    if ln.startswith("model name")), cpu)
+    except OSError:
+        pass
+    return (f"{cpu}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}, "
+            f"{platform.system()} {platform.release()}")

@@ -942,6 +942,13 @@ ol.notes{{font-size:0.85em}}img{{max-width:100%}}.headline{{font-size:1.15em;fon
 <h2>Units</h2><p>{esc(UNITS_TEXT)}</p>
 </body></html>
 """
+    return write_files(out, doc, md, page, records)
+
+
+def write_files(out: Path, doc: dict, md: list[str], page: str, records: pd.DataFrame | None = None) -> list[Path]:
+    """report.json (``doc``), report.md (``md``'s lines), report.html (``page``) and, where given,
+    records_at_risk.csv, written beside each other in a temporary directory in ``out`` and moved
+    into ``out`` only when all are written: a failure leaves no partial report. Returns the paths."""
     tmp = Path(tempfile.mkdtemp(prefix=".sdcrisk-report-", dir=out))
     try:
         (tmp / "report.json").write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")

@@ -63,10 +63,7 @@ which a synthetic release cannot have); options that only apply to record-level 
 from __future__ import annotations
 
 import html
-import json
 import math
-import os
-import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -539,20 +536,9 @@ def write_report(tables, masked, out: Path, meta: dict, *, timings: bool = True)
             + "</pre>\n</body></html>\n")
     records = pd.concat([t.attrs["records_at_risk"].table.assign(masked=p) for t, p in zip(tables, masked)],
                         ignore_index=True)
-    names = ["report.json", "report.md", "report.html", "records_at_risk.csv"]
-    tmp = Path(tempfile.mkdtemp(prefix=".sdcrisk-report-", dir=out))
-    try:
-        (tmp / "report.json").write_text(json.dumps(doc, indent=1, allow_nan=False) + "\n")
-        (tmp / "report.md").write_text("\n".join(md))
-        (tmp / "report.html").write_text(page)
-        records.to_csv(tmp / "records_at_risk.csv", index=False)
-        for name in names:
-            os.replace(tmp / name, out / name)
-    finally:
-        for f in tmp.glob("*"):
-            f.unlink()
-        tmp.rmdir()
-    return [out / n for n in names]
+    from .report import write_files
+
+    return write_files(out, doc, md, page, records)
 
 
 __all__ = ["assess_synthetic", "check_files", "linkability_credit", "nearest_sets", "halves", "encode",

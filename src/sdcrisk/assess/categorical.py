@@ -14,16 +14,9 @@ known to an intruder. :func:`sdcrisk.assess` types every attribute (:func:`split
   distance below. The rank and location attacks (RBRL, RS-RL, L-RL) and the papers' PRL compare
   ordered values only: they leave these attributes out (said in the report).
 
-Mixed distance (DBRL, GDBRL; :func:`sdcrisk.linkage.mixed.mixed_matrix`)::
-
-    d^2(a, b) = sum_numeric (z_a - z_b)^2  +  w * #{categorical attributes where a and b differ}
-
-with ``z`` each file's values standardised by its own mean and sample sd over the whole file
-(Muralidhar & Domingo-Ferrer 2016, section 2) and ``w = 2``: the expected squared difference of two
-independent records on a standardised attribute, so a categorical mismatch costs what an
-unrelated record costs on a numeric attribute on average, every attribute weighing alike as in
-Gower's (1971) coefficient. It is the squared Euclidean distance after one-hot coding (a mismatch
-flips two indicators), so the exact k-d tree of :mod:`sdcrisk.linkage.neighbours` serves it.
+Mixed distance (DBRL, GDBRL): numeric attributes standardised, a categorical mismatch costing
+``w = 2``, the squared Euclidean distance after one-hot coding; defined, with why ``w = 2``, in
+:mod:`sdcrisk.linkage.mixed` (:func:`~sdcrisk.linkage.mixed.mixed_matrix`).
 
 Blocks: each block is attacked as a file of its own, so rank-based attacks rank within the block
 and DBRL's standardisation is the whole file's (mixed distance, ``standardise="none"``). The

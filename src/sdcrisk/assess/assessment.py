@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -426,7 +425,7 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     for s in secrets:
         say(f"inference of {s}")
         found = _inference(pair, s, sets[0], links, tolerance)
-        rows.extend(_inference_rows(found, _scenario_label(sets[0], columns),
+        rows.extend(_criterion_table_rows(found.rows, _scenario_label(sets[0], columns),
                                     ",".join(columns[c] for c in sets[0]), len(sets[0])))
         diversity[s] = found.diversity
         true = pair.cx[:, pair.categorical.index(s)] if found.categorical else pair.x[:, pair.numeric.index(s)]
@@ -434,7 +433,7 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     if singling_out:
         say("singling out")
         found, proof = _singling_out(pair, sets[0], seed)
-        rows.extend(_inference_rows(found, _scenario_label(sets[0], columns), ",".join(columns[c] for c in sets[0]),
+        rows.extend(_criterion_table_rows(found, _scenario_label(sets[0], columns), ",".join(columns[c] for c in sets[0]),
                                     len(sets[0])))
         if len(proof):
             proof = proof.assign(record=record_ids[proof.record] if record_ids is not None else proof.record + 1)
@@ -526,12 +525,7 @@ def _singling_out(pair: Pair, cols: list[int], seed: int):
                                         else x[:, pair.numeric.index(c)]) for c in known}))
     rows, proof = singling_out(frames[0], frames[1], known, categorical=[c for c in known if c in pair.categorical],
                                seed=seed)
-    return _Found(rows), proof
-
-
-@dataclass
-class _Found:
-    rows: list
+    return rows, proof
 
 
 def _key_risk(pair: Pair, cols: list[int], secrets: list[str], weights: np.ndarray | None) -> dict | None:
@@ -572,9 +566,11 @@ def _take_weights(original: pd.DataFrame, masked: pd.DataFrame, column: str, nam
     return original.drop(columns=[column], errors="ignore"), masked.drop(columns=[column]), values
 
 
-def _inference_rows(found, label: str, known: str, n_known: int) -> list[dict]:
+def _criterion_table_rows(found: list, label: str, known: str, n_known: int) -> list[dict]:
+    """The result table's rows of :class:`sdcrisk.criteria.CriterionRow` results (inference,
+    singling out): kind = the criterion, the success in ``linked`` out of ``n`` trials."""
     out = []
-    for r in found.rows:
+    for r in found:
         low, high = r.interval
         excess, e_low, e_high = r.excess
         out.append({"measure": r.attack, "kind": r.criterion, "scenario": label, "known": known,

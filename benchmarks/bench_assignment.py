@@ -23,8 +23,8 @@ solves each with:
 * ``shortest paths``: what :func:`~sdcrisk.linkage.assignment.assign_max_weight` does from
   ``PATHS_MIN`` originals: successive shortest augmenting paths, one original at a time, each with
   a private "no link" column (the flow where they exceed their work bound; the note says so).
-  The certified row-full matching it replaced (November 26) has rows of its own in
-  ``assignment.md``, kept from that run.
+  The certified row-full matching it replaced has rows of its own in ``assignment.md``, kept
+  from the run that measured it.
 
 Each solver runs in a child process with ``--timeout``; the totals of the integer gains (1e-6
 units) are compared with the flow's. The solvers choose differently among equal-weight optima,
@@ -190,7 +190,7 @@ def main(argv=None) -> None:
         w.writerows(rows)
     lines = ["# PRL's assignment: exact solvers side by side", "", "Machine:", "", *machine(), "",
              f"Written by `python benchmarks/bench_assignment.py --n N --m M --timeout {args.timeout:g}` (rows of "
-             f"other sizes kept; last run: {size}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}); "
+             f"other sizes kept; last run: {size}); "
              "see its docstring for the networks and the solvers. Seconds of the solve alone (the network "
              "handed over, the solver's own set-up included).", "",
              "| " + " | ".join(FIELDS) + " |", "|" + "---|" * len(FIELDS)]

@@ -34,7 +34,7 @@ disk beyond); a run that exceeds the time or fails is recorded as such. Peak mem
 child's (splink) or this process's growth (PRL-graded) max resident set. Blocking recall is the
 share of true pairs the prediction rules generate (exact, from the same bin keys).
 
-An earlier configuration (November 2026: value levels, prediction rules "equal 100-record rank
+A configuration not kept (value levels, prediction rules "equal 100-record rank
 bin" on one attribute each, EM on two such rules) linked 2.49 % at 10^4 and 0.24 % at 10^5: its
 rules kept 57 % of the true pairs at 10^4 and 16 % at 10^5 (rank swapping moves every value by up
 to 5 % of n, 500 and 5,000 records, so a 100-record bin of one attribute rarely holds both), and

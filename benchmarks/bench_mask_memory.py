@@ -90,7 +90,7 @@ def main() -> None:
         "# Masking methods: peak memory against the declared estimate", "",
         f"Produced by `python benchmarks/bench_mask_memory.py --n {args.n} --columns {args.columns}` on "
         f"{platform.node() or 'this machine'} ({os.cpu_count()} cores, numba threads "
-        f"{numba.get_num_threads()}), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
+        f"{numba.get_num_threads()}), load average (1, 5, 15 min) {tuple(round(v, 2) for v in os.getloadavg())} at the end. "
         "Bytes per record beyond the input, the output included (growth of the child's peak "
         "resident set over the resident set before the call); estimate: the method's `memory=`, "
         "which `mask()` checks against the memory limit before it starts.", "",

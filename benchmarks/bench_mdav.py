@@ -158,9 +158,8 @@ def main():
         kept = [ln for ln in text.split("\n") if not ln.startswith(("- Census", "- EIA", "- tied", "(brute-force"))]
         while kept and not kept[-1]:
             kept.pop()
-        when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
         Path(a.out).write_text("\n".join(kept + reference_identity() + [
-            "", f"(brute-force comparisons above: `python benchmarks/bench_mdav.py --identity-only`, {when})", ""]))
+            "", "(brute-force comparisons above: `python benchmarks/bench_mdav.py --identity-only`)", ""]))
         return
     if a.child:
         print(json.dumps(child(a.child[0], int(a.child[1]), int(a.child[2]), a.labels)))
@@ -195,7 +194,7 @@ def main():
     out = ["# MDAV k = 3 at 10^5 and 10^6 records; fast maskings at 10^7", "",
            f"Produced by `python benchmarks/bench_mdav.py --sizes {a.sizes} --old-max {a.old_max} --before {a.before} "
            f"--big {a.big}` "
-           f"on {platform.node()} ({os.cpu_count()} cores, shared), {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
+           f"on {platform.node()} ({os.cpu_count()} cores, shared); "
            f"load average (1, 5, 15 min) {tuple(round(v, 2) for v in load0)} at the start, "
            f"{tuple(round(v, 2) for v in load1)} at the end. "
            "Data: `bench_scaling.make_data` (correlated skewed columns, 2 decimals, seeded). Wall time of the one call "

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime as dt
 import io
 import json
 import os
@@ -295,8 +294,7 @@ def _provenance(args) -> str:
         first = old.read_text().split("\n")[2]
         if args.replot:
             return first
-        when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-        return f"{first.rstrip('.')}; then the rows of {command} ({when}; timeout {args.timeout:g} s)."
+        return f"{first.rstrip('.')}; then the rows of {command} (timeout {args.timeout:g} s)."
     return (f"Synthetic correlated skewed data (seed {SEED}); attacks on rank swapping p = {P_SWAP} "
             f"(L-RL: optimal univariate microaggregation k = {K_MA}); MDAV k = {K_MA}, one block of all "
             f"variables. Wall time of the call only (no data generation, masking or numba compilation); "

@@ -1,6 +1,7 @@
 """benchmarks/bench_scaling.py runs end to end at tiny sizes and writes its four outputs."""
 
 import csv
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -55,6 +56,7 @@ def test_bench_scaling_add_and_replot(tmp_path):
     assert sorted((r["n"], r["m"]) for r in rows) == [("400", "10"), ("5000", "8"), ("600", "10")]
     md = (tmp_path / "scaling.md").read_text()
     assert md.split("\n")[2].count("then the rows of") == 1 and "--sizes 600 --add" in md
+    assert not re.search(r"\d{4}-\d{2}-\d{2}|\d{1,2}:\d{2}|UTC", md)  # the command, no date or clock time
     (tmp_path / "scaling.png").unlink()
     subprocess.run([sys.executable, str(SCRIPT), "--replot", "--out", str(tmp_path)], check=True,
                    capture_output=True, timeout=300)

@@ -8,8 +8,8 @@ itself sit in ``<!-- check: ... -->`` regions written by :mod:`sdcrisk.replicati
 (tests/test_replication.py); the statements below are those that module cannot write (per-group
 counts, gaps, ranges, MADs).
 
-Also: the reader-facing pages carry no dates and no "previous round" history; history lives in
-docs/replication_history.md and docs/prl_engine_changes.md only.
+Also: the reader-facing pages carry no dates and no "previous round" history (tests/test_no_dates.py
+checks every page under docs/ and benchmarks/results/); what changed goes to CHANGELOG.md.
 """
 
 from __future__ import annotations
@@ -399,8 +399,8 @@ def test_dated_phrases_are_found():
 
 @pytest.mark.parametrize("doc", CURRENT_PAGES)
 def test_current_pages_carry_no_dates(doc):
-    """Dates and "previous round" phrasing belong in docs/replication_history.md and
-    docs/prl_engine_changes.md; the pages describing the current state carry none."""
+    """Dates and "previous round" phrasing belong nowhere but CHANGELOG.md; the pages describing
+    the current state carry none."""
     assert dated_phrases((ROOT / doc).read_text()) == [], doc
 
 

@@ -171,7 +171,6 @@ writeLines(c(
   sprintf("r_version: %s", R.version.string),
   sprintf("sdcmicro_version: %s", d$Version),
   sprintf("sdcmicro_commit: %s", if (is.null(d$RemoteSha)) "unknown" else d$RemoteSha),
-  sprintf("date: %s", format(Sys.time(), "%Y-%m-%d %H:%M:%S %Z")),
   sprintf("command: Rscript research/peer/sdcmicro_mask.R %s", paste(args, collapse = " ")),
   sprintf("platform: %s", R.version$platform),
   sprintf("seconds: %.1f", as.numeric(difftime(Sys.time(), t_all, units = "secs")))

@@ -1,8 +1,8 @@
 """Exact k-d tree MDAV: the labels of the brute-force kernel
 (:func:`sdcrisk.masking.microaggregation._mdav_kernel_brute`; Domingo-Ferrer & Torra 2005;
 Nin, Herranz & Torra 2008, Algorithm 1) bit for bit, ties included, with far fewer distance
-evaluations (benchmarks/results/mdav.md, 2 cores, k = 3, 1,000,000 x 10: 94-107 s where the
-previous kernel, which walked the tree, took 175-177 s in alternating runs).
+evaluations (benchmarks/results/mdav.md, 2 cores, k = 3, 1,000,000 x 10: 94-107 s, against
+175-177 s for a kernel that walks the tree, in alternating runs).
 
 * The records are partitioned by a k-d tree built on the principal-component coordinates of
   the active records (a rotation of the centred data: distances unchanged), so that its cells

@@ -25,7 +25,7 @@ Usage: python research/calibrate.py [--only t5,scenarios,mdav,rounding] [--cells
        [--exhaustive] [--per-size N] [--maskings N]
 """
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: muralidhar2016_rank_rl, tables: [T5, "text of Sec. 4 (microaggregation)"]}, {paper: muralidhar2016_rank_rl, tables: [T2], measures: [RBRL-Max]}, {paper: nin2007_location_rl, tables: [T5]}, {paper: nin2007_location_rl, tables: [T7, T8], measures: [LLD, DLD, PLD, Score1, Score2]}, {paper: nin2007_location_rl, tables: [T10, T11], measures: [DLD, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}, {paper: nin2008_multivariate_ma, tables: ["Tables 1-2 (text of Sec. 3.1)"], methods: [mdav]}]
+# compares: [{paper: muralidhar2016_rank_rl, tables: [T2, T5, "text of Sec. 4 (microaggregation)"]}, {paper: nin2007_location_rl, tables: [T5, T7, T8, T10, T11]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}, {paper: nin2008_multivariate_ma, tables: ["Tables 1-2 (text of Sec. 3.1)"], methods: [mdav]}]
 
 from __future__ import annotations
 

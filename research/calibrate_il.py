@@ -16,7 +16,7 @@ standardised block, blocks of v consecutive attributes, a remainder block masked
 Usage: python research/calibrate_il.py [--no-mdav] [--top N] [--mdav-scale z|none]
 """
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T7, T8, T10, T11], measures: [IL, ID, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Tables 1-2 (text of Sec. 3.1)"], methods: [mdav]}]
+# compares: [{paper: nin2007_location_rl, tables: [T7, T8, T10, T11]}, {paper: nin2008_multivariate_ma, tables: ["Tables 1-2 (text of Sec. 3.1)"], methods: [mdav]}]
 
 from __future__ import annotations
 
@@ -134,13 +134,12 @@ def masker(name, **fixed):
 # ---------------------------------------------------------------- published cells
 def published_cells(with_mdav):
     cells = {}
-    for r in published(paper="nin2007_location_rl"):
-        if r["table"] not in ("T7", "T8", "T10", "T11"):
+    for table in ("T7", "T8", "T10", "T11"):
+        if table in ("T10", "T11") and not with_mdav:
             continue
-        if r["table"] in ("T10", "T11") and not with_mdav:
-            continue
-        key = (r["table"], r["dataset"], r["method"], r["param"])
-        cells.setdefault(key, {})[r["measure"]] = float(r["value"])
+        for r in published(paper="nin2007_location_rl", table=table):
+            key = (r["table"], r["dataset"], r["method"], r["param"])
+            cells.setdefault(key, {})[r["measure"]] = float(r["value"])
     return cells
 
 

@@ -2,7 +2,7 @@
 FILE order (record-level process), partner uniform among still-unswapped in window (fwd [r, r+P]
 inclusive, or two-sided), per attribute. Usage: python research/eiafloor_fileorder.py ds p,p fwd|two"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [IL, LLD, DLD, ID, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

@@ -2,7 +2,7 @@
 rank-swapped among themselves) give the EIA excess of Nin, Herranz & Torra (2007) T2/T4?
 Usage: python research/eiafloor_frozen.py ds p,p mode:frac[;mode:frac]  (mode bottom|top|both)"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [IL, LLD, DLD, ID, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

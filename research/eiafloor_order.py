@@ -2,7 +2,7 @@
 k=1 count per attribute as the first, and full profiles for a few orders (inclusive rule,
 1 masking). Usage: python research/eiafloor_order.py p,p"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T2]}, {paper: nin2007_location_rl, tables: [T4], measures: [LLD, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

@@ -2,7 +2,7 @@
 (generator re-seeded per column), so the partner permutation in rank space is identical across
 attributes. Usage: python research/eiafloor_sameseed.py ds p,p"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [IL, LLD, DLD, ID, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

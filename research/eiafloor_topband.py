@@ -3,7 +3,7 @@ locally (window w, inclusive rule), the rest rank-swapped normally. Does a p-ind
 band give the increasing EIA excess profile? ``bottom``: the band at the bottom instead.
 Usage: python research/eiafloor_topband.py ds p,p R:w[;R:w] [top|bottom]"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [IL, LLD, DLD, ID, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

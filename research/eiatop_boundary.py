@@ -5,7 +5,7 @@
 Prints where the kept values sit (rank band), then the L-RL counts at p = 2, 10, 20 against T2.
 Usage: python research/eiatop_boundary.py"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T2]}, {paper: nin2007_location_rl, tables: [T4], measures: [LLD, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

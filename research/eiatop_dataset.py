@@ -5,7 +5,7 @@ whose L-RL candidate set on the UNMASKED file (y = x) is the record alone at p =
 the baseline masking (inclusive, p = 20, 2 seeds), how many correct links fall in the 'any zero' set.
 Usage: python research/eiatop_dataset.py"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T2]}, {paper: nin2007_location_rl, tables: [T4], measures: [LLD, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

@@ -3,7 +3,7 @@ the printed numbers, as a text-file tool or a string comparator would), partner 
 variants: "%d" strings, "%.1f" strings, and "%d" zero-padded (== numeric order for nonnegatives,
 control). Usage: python research/eiatop_lexsort.py"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T2]}, {paper: nin2007_location_rl, tables: [T4], measures: [LLD, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

@@ -4,7 +4,7 @@ above 65504), int16 wrap-around, int32 wrap of value*1000; rank distance P compu
 another n (1080 = Census n, i.e. code reused; number of nonzero values of the column).
 Usage: python research/eiatop_numeric.py"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T2]}, {paper: nin2007_location_rl, tables: [T4], measures: [LLD, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

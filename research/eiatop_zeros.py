@@ -3,7 +3,7 @@ values of each column rank-swapped (P from n, or from the number of nonzero valu
 as usual and with ties counted correct (the true record in the candidate set at the minimum
 distance). Usage: python research/eiatop_zeros.py [n|nonzero]"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T2]}, {paper: nin2007_location_rl, tables: [T4], measures: [LLD, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

@@ -57,7 +57,7 @@ def _vk(param: str) -> tuple[int, int]:
 def published_t1011() -> dict:
     """{(dataset, v, k, measure): value} of Nin, Herranz & Torra (2007) Tables 10/11."""
     return {(r["dataset"], *_vk(r["param"]), r["measure"]): float(r["value"])
-            for r in published(paper="nin2007_location_rl", method="mdav") if r["table"] != "T9"}
+            for table in ("T10", "T11") for r in published(paper="nin2007_location_rl", method="mdav", table=table)}
 
 
 @functools.cache

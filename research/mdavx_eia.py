@@ -1,7 +1,7 @@
 """EIA check of the alphabetical-order hypothesis (file order vs names sorted), raw MDAV on the
 Nin, Herranz & Torra (2007) T11 cells. Usage: python research/mdavx_eia.py"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T11], measures: [IL, DLD, ID, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Tables 1-2 (text of Sec. 3.1)"], methods: [mdav]}]
+# compares: [{paper: nin2007_location_rl, tables: [T10, T11], methods: [mdav]}, {paper: nin2008_multivariate_ma, tables: ["Tables 1-2 (text of Sec. 3.1)"], methods: [mdav]}]
 import argparse
 
 from mdav_lib import generic_masker, name_order, run

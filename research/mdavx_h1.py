@@ -2,7 +2,7 @@
 rounding, whole-record partition, the partition of the neighbouring block, column orders.
 Usage: python research/mdavx_h1.py [names...]  (default: all)"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, DLD, ID, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
+# compares: [{paper: nin2007_location_rl, tables: [T10, T11], methods: [mdav]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
 import argparse
 
 import numpy as np

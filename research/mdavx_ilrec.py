@@ -2,7 +2,7 @@
 how much IL one tiny value can add: IL points of entry (i, j) = 20 * |x-x'|/|x| / (n*m).
 Usage: python research/mdavx_ilrec.py [file|name]"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, tables: [T10, T11], methods: [mdav]}]
 import argparse
 
 import numpy as np

@@ -2,7 +2,7 @@
 'last', scenarios j=2..m; Nin, Herranz & Torra (2007) T10); compares the alphabetical order's DLD MAD (1.37).
 Saves the per-order MADs to /tmp/mdavx_null_<seed>.npy. Usage: python research/mdavx_null.py N seed"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, DLD, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
+# compares: [{paper: nin2007_location_rl, tables: [T10, T11], methods: [mdav]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
 import argparse
 
 import numpy as np

@@ -5,7 +5,7 @@ distances accumulated in 32-bit ints wrap around for large attributes (AFNLWGT ~
 ~1e11), centroids truncated to int; controls ``float64`` and ``int64`` (no overflow).
 Usage: python research/mdavx_numeric.py [--cells]"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, DLD, ID, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
+# compares: [{paper: nin2007_location_rl, tables: [T10, T11], methods: [mdav]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
 import argparse
 
 import numpy as np

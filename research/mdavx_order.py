@@ -3,7 +3,7 @@ in another order (e.g. alphabetical). Separates the effect on the partition (blo
 effect on the DLD/ID scenarios (first j attributes), and compares with random orders (null
 distribution of the MADs). Usage: python research/mdavx_order.py [nrand]"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, DLD, ID, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
+# compares: [{paper: nin2007_location_rl, tables: [T10, T11], methods: [mdav]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
 import argparse
 
 import numpy as np

@@ -2,7 +2,7 @@
 Census order (Nin, Herranz & Torra (2007) T10), as an extra check of the order hypothesis.
 Usage: python research/mdavx_pld.py [v,k ...]"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T10], measures: [PLD, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [PLD]}]
+# compares: [{paper: nin2007_location_rl, tables: [T10, T11], methods: [mdav]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [PLD]}]
 import argparse
 
 import numpy as np

@@ -2,7 +2,7 @@
 (textbook, xs_cent, argus, single, fixed centroid, median/midrange centroid, Manhattan, greedy)
 in file and alphabetical order. Usage: python research/mdavx_spread.py"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T10], measures: [IL, DLD, Score1, Score2]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
+# compares: [{paper: nin2007_location_rl, tables: [T10, T11], methods: [mdav]}, {paper: nin2008_multivariate_ma, tables: ["Table 3 (text of Sec. 4.2)"], measures: [DLD]}]
 import argparse
 
 import numpy as np

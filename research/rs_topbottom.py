@@ -6,7 +6,7 @@ swap). Prints T1/T2 counts and DLD/ID/IL against the published values.
 Usage: python research/rs_topbottom.py 'T,B[;T,B...]' p,p,... reps census,eia
 """
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [IL, LLD, DLD, ID, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

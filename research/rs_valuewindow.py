@@ -5,7 +5,7 @@ rank-window rule). Rules: 'range' (partner value within p % of the column range 
 window, as a baseline). Partner uniform among the still unswapped sorted positions above i
 inside the window (Moore). Usage: python research/rs_valuewindow.py [census|eia] [p,...] [reps]"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [IL, LLD, DLD, ID, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

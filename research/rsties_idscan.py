@@ -1,7 +1,7 @@
 """ID (scenario average) of rank swapping under partner rules against Nin, Herranz & Torra (2007) T3/T4,
 Census and EIA, one masking per p (seed p). Usage: python research/rsties_idscan.py rule,rule p,p,..."""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T3, T4], measures: [ID, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

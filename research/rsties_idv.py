@@ -2,7 +2,7 @@
 ranks of the masked or original file, total or each-side width, sd rule; averaged over the
 scenarios, over all attributes, or over the first half. Usage: python research/rsties_idv.py"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T3, T4], measures: [ID, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

@@ -2,7 +2,7 @@
 with each file standardised by its own mean/sd or raw values, and DLD with the Mahalanobis metric.
 Usage: python research/rsties_std.py census|eia p,p,... [rule]"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [LLD, DLD, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

@@ -3,7 +3,7 @@
 DLD / ID / IL. Rules: see rankswap_lib (inclusive, moore, argus, direct_incl, chain_incl, reflect, gen_...).
 Usage: python research/rsties_sweep.py rule,rule [p,p,...] [reps] [census,eia] [stable|random|desc]"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [IL, LLD, DLD, ID, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

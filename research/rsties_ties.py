@@ -2,7 +2,7 @@
 lowest-index minimum, with ties counted correct, and the expectation of a random tie break, for
 k = 1..m known attributes; DLD likewise. Usage: python research/rsties_ties.py census|eia rule p,p,... [stable|random|desc]"""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [LLD, DLD, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

@@ -3,7 +3,7 @@ or only one record per tie group swapped ('rep': P from the distinct count, 'rep
 L-RL counts and DLD / ID / IL against the published values.
 Usage: python research/rsties_tiesmask.py census|eia group|rep|repP p,p,..."""
 # The published rows this script consults (the replication check reads this line; docs/calibration.yaml):
-# compares: [{paper: nin2007_location_rl, tables: [T1, T2]}, {paper: nin2007_location_rl, tables: [T3, T4], measures: [IL, LLD, DLD, ID, Score1, Score2]}]
+# compares: [{paper: nin2007_location_rl, methods: [rankswap]}]
 import argparse
 
 import numpy as np

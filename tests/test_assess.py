@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import sdcrisk
-from sdcrisk.assess.assessment import COLUMNS, DEFAULT_ATTACKS, AssessError
+from sdcrisk.assess.assessment import COLUMNS, CRITERION_COLUMNS, DEFAULT_ATTACKS, AssessError
 from sdcrisk.linkage import dbrl
 from sdcrisk.measures.units import range_violations
 
@@ -41,11 +41,14 @@ def pair():
 def test_result_is_tidy_with_every_attack_and_in_range(pair):
     x, y = pair
     res = sdcrisk.assess(x, y)
-    assert list(res.columns) == COLUMNS
+    assert list(res.columns) == COLUMNS + CRITERION_COLUMNS  # singling out runs by default
+    assert set(res.kind) == {"disclosure risk", "information loss", "singling out"} and res.attrs["singling_out"]
     risk = res[res.kind == "disclosure risk"]
     assert list(risk.measure) == list(DEFAULT_ATTACKS)
     assert set(res[res.kind == "information loss"].measure) == {"IL", "IL1", "IL2", "IL3", "IL4", "IL5", "IL1s", "IL-s"}
-    assert range_violations(res, "percent").empty
+    assert range_violations(res[res.criterion.isna()], "percent").empty
+    so = res[res.kind == "singling out"]
+    assert so.percent.between(0, 100).all() and (so.percent == 100 * so.linked / so.n).all()
     lrl = risk.set_index("measure").loc["L-RL(MA)"]  # noise leaves no groups of equal values
     assert np.isnan(lrl.percent) and lrl.note.startswith("not applicable")
     links = risk[(risk.measure != "ID") & (risk.measure != "L-RL(MA)")]

@@ -437,7 +437,8 @@ def run(args, progress: Callable[[str], None]) -> int:
         progress(f"{path}")
         t = assess_synthetic(args.original, path, args.control, id=args.id, known=split(args.known),
                              secret=secrets(args.secret), categorical=split(args.categorical),
-                             tolerance=args.tolerance_value, seed=args.seed, progress=progress)
+                             tolerance=args.tolerance_value, seed=args.seed, progress=progress,
+                             singling_out=args.singling_out)
         tables.append(t)
     print(summary_text(tables, args.masked))
     for t, path in zip(tables, args.masked):

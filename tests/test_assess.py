@@ -86,7 +86,8 @@ def test_known_attributes_by_name_match_the_attack_on_those_columns(pair):
 
 def test_scenarios_are_the_first_j_attributes(pair):
     x, y = pair
-    res = sdcrisk.assess(x, y, scenarios="2..all", attacks=["RBRL-Max", "ID"], information_loss=False)
+    res = sdcrisk.assess(x, y, scenarios="2..all", attacks=["RBRL-Max", "ID"], information_loss=False,
+                         singling_out=False)
     assert res.n_known.tolist() == [2, 2, 3, 3, 4, 4]
     assert res.known.tolist()[:2] == ["income,rent", "income,rent"]
     assert sdcrisk.assess(x, y, scenarios="1..half", attacks=["DBRL"]).query("kind == 'disclosure risk'").n_known.tolist() == [1, 2]

@@ -191,3 +191,21 @@ def test_a_gate_on_a_criterion_not_assessed_is_bad_input(tmp_path, capsys, extra
     err = capsys.readouterr().err.strip().splitlines()
     assert status == 2 and doc is None and not (tmp_path / "gate").exists()
     assert err == [f"sdcrisk assess: error: {err[0].split('error: ', 1)[1]}"] and words in err[0]
+
+
+def test_the_first_line_names_each_file_s_release_type_when_they_differ(tmp_path):
+    import json
+
+    from sdcrisk.cli import main
+
+    x, y, _ = _files(n=300)
+    x.assign(pid=np.arange(300)).to_csv(tmp_path / "o.csv", index=False)
+    y.assign(pid=np.arange(300)).to_csv(tmp_path / "full.csv", index=False)
+    y.assign(pid=np.arange(300)).iloc[::2].to_csv(tmp_path / "half.csv", index=False)
+    assert main(["assess", str(tmp_path / "o.csv"), str(tmp_path / "full.csv"), str(tmp_path / "half.csv"), "--id",
+                 "pid", "--attacks", "DBRL", "--out", str(tmp_path / "r"), "--quiet", "--no-timings"]) == 0
+    md = (tmp_path / "r" / "report.md").read_text()
+    assert md.startswith("# Disclosure risk and information loss (releases: full.csv one to one; half.csv sample)\n")
+    doc = json.loads((tmp_path / "r" / "report.json").read_text())
+    assert doc["release_type"] == "mixed"
+    assert doc["meta"]["release_types"] == {str(tmp_path / "full.csv"): "one to one", str(tmp_path / "half.csv"): "sample"}

@@ -400,8 +400,6 @@ def _id_column(path: str, id_: str) -> list:
 def local_argv(plan: Plan) -> list[str]:
     """The arguments of the ``sdcrisk assess`` command that makes the same report on one machine
     (the report's ``meta.command`` is ``sdcrisk`` and these)."""
-    from .arguments import max_risk_value  # noqa: F401 (the limits are checked already)
-
     s = plan.settings
     argv = ["assess", plan.original, *plan.releases]
     if s["id"] is not None:
@@ -496,8 +494,7 @@ def attack_part(original: str, release: str, attack: str, settings: dict, path) 
 def loss_part(original: str, release: str, settings: dict, path) -> Path:
     """The information-loss rows of one release, as :func:`~sdcrisk.assess.assessment.assess` computes
     them (the files paired as there: :func:`_paired`), written to ``path``."""
-    from .assessment import _loss_rows
-    from .assessment import Pair
+    from .assessment import Pair, _loss_rows
 
     pair = _paired(original, release, settings)[0]
     if pair.rows is not None:  # a sample: each released record beside its own original record (assess_sample)

@@ -64,7 +64,9 @@ SLOW_TESTS = {"test_toy_method_and_dataset_through_the_dag", "test_readme_extens
               "test_ctrl_c_during_the_attacks_exits_130_at_once",
               "test_mixed_example_files", "test_mixed_example_end_to_end_through_the_command",
               "test_workflow_with_the_local_profile_matches_the_command",
-              "test_workflow_on_the_slurm_cluster_matches_the_command"}
+              "test_workflow_on_the_slurm_cluster_matches_the_command",
+              "test_sample_and_synthetic_releases_through_the_workflow_match_the_command",
+              "test_a_bad_criterion_key_stops_the_workflow_with_one_line_and_exit_2"}
 SLOW_TESTS |= {"test_declared_memory_covers_the_measured_peak",  # a child process per masking method
                "test_after_compile_assess_compiles_nothing",  # sdcrisk compile in a fresh cache
                "test_mdav_kernels_compile_one_specialisation_each",  # MDAV's kernels in a fresh cache

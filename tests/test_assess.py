@@ -13,7 +13,7 @@ import pandas as pd
 import pytest
 
 import sdcrisk
-from sdcrisk.assess.assessment import COLUMNS, DEFAULT_ATTACKS, AssessError
+from sdcrisk.assess.assessment import COLUMNS, CRITERION_COLUMNS, DEFAULT_ATTACKS, AssessError
 from sdcrisk.linkage import dbrl
 from sdcrisk.measures.units import range_violations
 
@@ -41,11 +41,14 @@ def pair():
 def test_result_is_tidy_with_every_attack_and_in_range(pair):
     x, y = pair
     res = sdcrisk.assess(x, y)
-    assert list(res.columns) == COLUMNS
+    assert list(res.columns) == COLUMNS + CRITERION_COLUMNS  # singling out runs by default
+    assert set(res.kind) == {"disclosure risk", "information loss", "singling out"} and res.attrs["singling_out"]
     risk = res[res.kind == "disclosure risk"]
     assert list(risk.measure) == list(DEFAULT_ATTACKS)
     assert set(res[res.kind == "information loss"].measure) == {"IL", "IL1", "IL2", "IL3", "IL4", "IL5", "IL1s", "IL-s"}
-    assert range_violations(res, "percent").empty
+    assert range_violations(res[res.criterion.isna()], "percent").empty
+    so = res[res.kind == "singling out"]
+    assert so.percent.between(0, 100).all() and (so.percent == 100 * so.linked / so.n).all()
     lrl = risk.set_index("measure").loc["L-RL(MA)"]  # noise leaves no groups of equal values
     assert np.isnan(lrl.percent) and lrl.note.startswith("not applicable")
     links = risk[(risk.measure != "ID") & (risk.measure != "L-RL(MA)")]
@@ -83,7 +86,8 @@ def test_known_attributes_by_name_match_the_attack_on_those_columns(pair):
 
 def test_scenarios_are_the_first_j_attributes(pair):
     x, y = pair
-    res = sdcrisk.assess(x, y, scenarios="2..all", attacks=["RBRL-Max", "ID"], information_loss=False)
+    res = sdcrisk.assess(x, y, scenarios="2..all", attacks=["RBRL-Max", "ID"], information_loss=False,
+                         singling_out=False)
     assert res.n_known.tolist() == [2, 2, 3, 3, 4, 4]
     assert res.known.tolist()[:2] == ["income,rent", "income,rent"]
     assert sdcrisk.assess(x, y, scenarios="1..half", attacks=["DBRL"]).query("kind == 'disclosure risk'").n_known.tolist() == [1, 2]

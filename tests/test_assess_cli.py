@@ -134,7 +134,7 @@ def test_gate_is_undecided_when_an_attack_was_refused(files, tmp_path, capsys, m
 def test_every_attack_refused_does_not_pass_the_gate(files, tmp_path, capsys, monkeypatch):
     _refuse(monkeypatch, set(assessment.ALL_ATTACKS))
     status = main(["assess", str(files / "original.csv"), str(files / "light.csv"), "--attacks", "DBRL,GDBRL,ID",
-                   "--out", str(tmp_path / "rep"), "--quiet", "--max-risk", "5"])
+                   "--out", str(tmp_path / "rep"), "--quiet", "--max-risk", "5", "--no-singling-out"])
     err = capsys.readouterr().err
     assert status == EXIT_UNDECIDED and "every attack at or below" not in err
     assert sum("was not run" in line for line in _gate_lines(err)) == 2  # DBRL and GDBRL; ID does not gate
@@ -145,7 +145,7 @@ def test_shuffled_rows_without_an_id_make_the_gate_undecided(files, tmp_path, ca
     masked.to_csv(tmp_path / "shuffled.csv", index=False)
     out = tmp_path / "rep"
     status = main(["assess", str(files / "original.csv"), str(tmp_path / "shuffled.csv"), "--attacks", "DBRL",
-                   "--out", str(out), "--quiet", "--max-risk", "5"])
+                   "--out", str(out), "--quiet", "--max-risk", "5", "--no-singling-out"])  # linkability's gate alone
     err = capsys.readouterr().err
     doc = json.loads((out / "report.json").read_text())
     assert doc["results"][0]["percent"] <= 5  # wrongly paired: the attack seems to link almost nothing
@@ -457,7 +457,7 @@ def test_keyboard_interrupt_is_one_line_exit_130(files, tmp_path, capsys, monkey
 def test_keyboard_interrupt_while_writing_leaves_no_report(files, tmp_path, capsys, monkeypatch):
     import sdcrisk.assess.report as report
 
-    def interrupted(results, out_dir, meta):
+    def interrupted(results, out_dir, meta, **_):
         Path(out_dir).mkdir(parents=True, exist_ok=True)
         raise KeyboardInterrupt
 

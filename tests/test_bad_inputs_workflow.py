@@ -203,7 +203,7 @@ def test_the_assess_workflow_stops_before_any_job_with_one_line(tmp_path, config
     for dry in (True, False):  # a dry run says it too; a real run submits nothing
         proc = _assess_workflow(tmp_path, *config, dry=dry)
         out = proc.stdout + proc.stderr
-        assert proc.returncode == 1, out[-3000:]
+        assert proc.returncode == 2, out[-3000:]  # bad input, as the command's exit 2
         (line,) = [line for line in out.splitlines() if "INPUT ERROR" in line]
         assert line.startswith(words), out[-3000:]
         assert "Traceback" not in out and "rule attack" not in out and "Job stats" not in out, out[-3000:]

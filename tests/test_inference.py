@@ -276,7 +276,7 @@ def test_assess_returns_the_inference_rows_of_the_engine_and_the_brute_force(tmp
 
     o, m, _, _ = _mixed_pair(tmp_path)
     r = assess(o, m, id="rid", known=["region", "a", "b"], secret=["income", "job"], attacks=["DBRL"],
-               information_loss=False, tolerance=0.05)
+               information_loss=False, tolerance=0.05, singling_out=False)
     rows = criterion_rows(r)
     assert all(isinstance(x, CriterionRow) for x in rows) and len(rows) == 6
     assert {x.target for x in rows} == {"income", "job"}
@@ -304,7 +304,7 @@ def test_assess_without_a_secret_returns_the_table_it_always_did(tmp_path):
     from sdcrisk.assess.assessment import COLUMNS, assess, criterion_rows, records_at_risk
 
     o, m, _, _ = _mixed_pair(tmp_path, n=100)
-    r = assess(o, m, id="rid", attacks=["DBRL"], information_loss=False)
+    r = assess(o, m, id="rid", attacks=["DBRL"], information_loss=False, singling_out=False)
     assert list(r.columns) == COLUMNS and criterion_rows(r) == [] and records_at_risk(r).empty
     assert "_links" not in r.columns and "inference" not in set(r.kind)
 
@@ -330,7 +330,7 @@ def test_the_command_writes_the_criteria_and_the_records_at_risk(tmp_path, capsy
             "--attacks", "DBRL", "--out", str(out), "--quiet", "--no-timings"]
     assert main(base) == 0
     doc = json.loads((out / "report.json").read_text())
-    assert [c["criterion"] for c in doc["criteria"]] == ["linkability", "inference"]
+    assert [c["criterion"] for c in doc["criteria"]] == ["linkability", "inference", "singling out"]
     inference = [x for x in doc["results"] if x["kind"] == "inference"]
     top = max(inference, key=lambda x: x["excess"])
     assert doc["criteria"][1]["excess"] == pytest.approx(top["excess"]) and doc["criteria"][1]["attack"] == top["measure"]
@@ -339,7 +339,7 @@ def test_the_command_writes_the_criteria_and_the_records_at_risk(tmp_path, capsy
     assert "- **inference: " in md and "- **linkability: DBRL links" in md
     records = pd.read_csv(out / "records_at_risk.csv")
     assert list(records.columns) == ["record", "criterion", "attack", "evidence", "masked"]
-    assert set(records.criterion) == {"linkability", "inference"}
+    assert set(records.criterion) == {"linkability", "inference", "singling out"}
     # the gate per criterion: inference gates on its excess over the baseline, linkability on % linked
     assert main(base + ["--max-risk", f"linkability=100,inference={max(top['excess'] - 1, 0):g}"]) == 3
     assert "risk gate: inference: " in capsys.readouterr().err

@@ -161,7 +161,8 @@ def test_a_full_release_in_another_order_gives_the_one_to_one_numbers(keys):
     one-to-one assessment gives, exactly."""
     o, m, _ = _files(7, big=50, small=50, keys=keys, dup=False)
     attacks = ["DBRL", "GDBRL", "PRL"] + ([] if keys else ["RBRL-Sum", "RBRL-Max"])
-    one = assess(o, m, id="rid", attacks=attacks, information_loss=False, scenarios="1..all")
+    one = assess(o, m, id="rid", attacks=attacks, information_loss=False, scenarios="1..all",
+                 singling_out=False)
     assert one.attrs.get("release_type", "one to one") == "one to one"
     pair = pair_sample(o, m, o["rid"], m["rid"], "rid", [c for c in o.columns if c != "rid"], None,
                        ("original", "masked"))

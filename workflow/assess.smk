@@ -7,10 +7,15 @@
 #   snakemake -s workflow/assess.smk --cores 2 --config original=orig.csv 'releases=[a.csv,b.csv]' timings=false
 #
 # Config keys (sdcrisk.assess.jobs.plan_from_config): original, releases, and optionally attacks,
-# id, known, scenarios, categorical, prl_candidates, seed, max_risk, timings (false: the command's
-# --no-timings) and out (default sdcrisk-report). Paths are relative to the working directory
-# (--directory). The report is <out>/report.{json,md,html}; the parts and logs go to <out>/parts/.
+# id, known, scenarios, categorical, prl_candidates, seed, secret, tolerance, singling_out (false:
+# the command's --no-singling-out), weights, control (a synthetic release's control set), max_risk
+# (one number or a mapping criterion: limit), timings (false: the command's --no-timings) and out
+# (default sdcrisk-report). Paths are relative to the working directory (--directory). The report
+# is <out>/report.{json,md,html} (and records_at_risk.csv); the parts and logs go to <out>/parts/.
+# A sample release (id in both files, fewer released records) is told from the files as the
+# command tells it; a synthetic release (control) runs as one job per release.
 import json
+import os
 import re
 import shlex
 import sys
@@ -19,8 +24,9 @@ from sdcrisk.assess import jobs as assess_jobs
 
 try:
     PLAN = assess_jobs.plan_from_config(config)
-except assess_jobs.AssessJobsError as _exc:
-    raise SystemExit(f"CONFIG ERROR: {_exc}")
+except assess_jobs.AssessJobsError as _exc:  # one line, exit 2 (bad input), before any job
+    print(f"CONFIG ERROR: {_exc}", file=sys.stderr)
+    os._exit(2)
 
 # The command's own input checks, once, before any job (also with --dry-run): every file's header
 # and first records (assess_jobs.check_inputs). A release with other columns, an id column missing
@@ -31,10 +37,12 @@ if workflow.is_main_process:
     try:
         assess_jobs.check_inputs(PLAN)
     except assess_jobs.AssessError as _exc:
-        raise SystemExit(f"INPUT ERROR: {_exc}")
+        print(f"INPUT ERROR: {_exc}", file=sys.stderr)
+        os._exit(2)
 
 PY = shlex.quote(sys.executable)
 RELEASE = dict(zip(PLAN.keys, PLAN.releases))  # directory name -> release path
+RELEASE_NUMBER = {k: i for i, k in enumerate(PLAN.keys)}
 ATTACK = {assess_jobs.slug(a): a for a in PLAN.attacks}  # file name -> attack
 SETTINGS = json.dumps(PLAN.settings, sort_keys=True)
 # each job's BLAS and numba threads: the rule's threads (1 unless --set-threads attack=N)
@@ -43,7 +51,7 @@ THREADS = "export OMP_NUM_THREADS={threads} OPENBLAS_NUM_THREADS={threads} MKL_N
 
 wildcard_constraints:
     release="|".join(map(re.escape, PLAN.keys)),
-    attack="|".join(map(re.escape, ATTACK)),
+    attack="|".join(map(re.escape, ATTACK)) or "(?!)",
 
 localrules: all, report
 
@@ -104,10 +112,57 @@ rule information_loss:
         " --settings {params.settings:q} --part {output:q} > {log:q} 2>&1"
 
 
+# The criteria beside linkability of one release (inference from its attacks' links, with a
+# secret; singling out; the agencies' measures): sdcrisk.assess.assessment.criteria_results.
+rule criteria:
+    input:
+        original=PLAN.original,
+        release=lambda wc: RELEASE[wc.release],
+        links=lambda wc: PLAN.criteria_inputs(RELEASE_NUMBER[wc.release]),
+    output:
+        f"{PLAN.parts}/{{release}}/{assess_jobs.CRITERIA}.json",
+    log:
+        f"{PLAN.parts}/logs/{{release}}/{assess_jobs.CRITERIA}.log",
+    params:
+        plan=PLAN.to_json(),
+        number=lambda wc: RELEASE_NUMBER[wc.release],
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=30,
+    shell:
+        THREADS + PY + " -m sdcrisk.assess.jobs criteria --plan {params.plan:q} --number {params.number}"
+        " --part {output:q} > {log:q} 2>&1"
+
+
+# A synthetic release with its control set (config control): every attack in one job
+# (sdcrisk.assess.synthetic.assess_synthetic).
+rule synthetic:
+    input:
+        original=PLAN.original,
+        release=lambda wc: RELEASE[wc.release],
+        control=PLAN.settings["control"] or [],
+    output:
+        f"{PLAN.parts}/{{release}}/{assess_jobs.SYNTHETIC}.json",
+    log:
+        f"{PLAN.parts}/logs/{{release}}/{assess_jobs.SYNTHETIC}.log",
+    params:
+        original=PLAN.original,
+        release=lambda wc: RELEASE[wc.release],
+        settings=SETTINGS,
+    threads: 1
+    resources:
+        mem_mb=4000,
+        runtime=60,
+    shell:
+        THREADS + PY + " -m sdcrisk.assess.jobs synthetic --original {params.original:q} --release {params.release:q}"
+        " --settings {params.settings:q} --part {output:q} > {log:q} 2>&1"
+
+
 # Local: reads the parts, orders them as the command does and writes the report.
 rule report:
     input:
-        [PLAN.part(i, a) for i in range(len(PLAN.releases)) for a in [*PLAN.attacks, None]],
+        [p for i in range(len(PLAN.releases)) for p in PLAN.release_parts(i)],
     output:
         PLAN.report_files(),
     log:

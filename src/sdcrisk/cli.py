@@ -32,7 +32,7 @@ from pathlib import Path
 
 from . import __version__
 from .assess.arguments import (EXIT_GATE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK,
-                               EXIT_TERMINATED, EXIT_UNDECIDED, Parser, add_assess_parser, max_risk_limits,
+                               EXIT_TERMINATED, EXIT_UNDECIDED, Parser, add_assess_parser, gate_problem, max_risk_limits,
                                report_meta, secrets, split, tolerance_value)
 
 
@@ -272,6 +272,9 @@ def assess_command(args) -> int:
         args.tolerance_value = tolerance_value(args.tolerance)
     except ValueError as exc:
         return _fail(str(exc))
+    problem = gate_problem(limit, bool(secrets(args.secret)), args.singling_out)
+    if problem:
+        return _fail(problem)
     if args.id is not None and not args.id.strip():
         return _fail("--id: empty column name")
     problem = _argument_problem(args)
@@ -389,7 +392,7 @@ def _assess_files(args, limit, progress, start, restore_sigint, pool) -> int:
     made = _missing_dirs(out)
     try:
         at_risk = None
-        if args.secret:
+        if any("records_at_risk" in t.attrs for t in tables):  # a criterion beside linkability measured
             at_risk = pd.concat([records_at_risk(t).assign(masked=path) for t, path in zip(tables, args.masked)],
                                 ignore_index=True)
         extra = {**({"records": at_risk} if at_risk is not None else {}),

@@ -103,10 +103,15 @@ def add_assess_parser(sub) -> argparse.ArgumentParser:
                    help="attribute the intruder tries to infer (inference, attribute disclosure); repeatable or "
                         "comma-separated; 'each': every attribute not in --known in turn. Without --known the "
                         "intruder knows every other attribute")
-    a.add_argument("--singling-out", action="store_true",
-                   help="also run the singling-out attacks on the known attributes (release records unique on "
-                        "the categorical keys that match one original; predicates) and the agencies' measures on "
-                        "the known categorical attributes (k-anonymity, individual risk, l-diversity of the secrets)")
+    so = a.add_mutually_exclusive_group()
+    so.add_argument("--no-singling-out", dest="singling_out", action="store_false",
+                    help="leave out the singling-out attacks, run by default on the known attributes (release "
+                         "records unique on the categorical keys that match one original; predicates), and the "
+                         "agencies' measures on the known categorical attributes (k-anonymity, individual risk, "
+                         "l-diversity of the secrets)")
+    so.add_argument("--singling-out", dest="singling_out", action="store_true",
+                    help="singling out is run by default: accepted for compatibility, changes nothing")
+    a.set_defaults(singling_out=True)
     a.add_argument("--weights", metavar="COL",
                    help="the release's sampling-weight column (left out of the attacks): the agencies' individual "
                         "risk under the super-population model and the expected re-identifications")
@@ -116,8 +121,8 @@ def add_assess_parser(sub) -> argparse.ArgumentParser:
     a.add_argument("--max-risk", metavar="P",
                    help="after writing the report, exit with status 3 when an attack's point estimate of the "
                         "percent of records correctly linked exceeds P (0-100; ID not counted), or an inference "
-                        "attack's excess over its baseline exceeds P points; per criterion as "
-                        "'linkability=5,inference=10'; with status 4 "
+                        "attack's excess over its baseline exceeds P points (inference, singling out); per "
+                        "criterion as 'linkability=5,inference=10'; with status 4 "
                         "when no attack that ran exceeds P but one was not run or the records are not paired")
     a.add_argument("--seed", type=int, default=0, help="seed of the attacks' record order and tie breaks (default 0)")
     a.add_argument("--no-timings", action="store_true",
@@ -184,6 +189,21 @@ def max_risk_limits(text: str | None) -> float | dict | None:
     return out
 
 
+def gate_problem(limit, secret_given: bool, singling_out: bool, flag: str = "--max-risk") -> str | None:
+    """A per-criterion ``--max-risk`` naming a criterion the run does not assess (None if none):
+    inference without a secret (``--secret``; a secret is the custodian's choice), singling out
+    with ``--no-singling-out``. Such a gate could never fail, so it is refused before any work."""
+    if not isinstance(limit, dict):
+        return None
+    if "inference" in limit and not secret_given:
+        return (f"{flag}: inference={limit['inference']:g} gates a criterion that is not assessed: name the "
+                "attribute the intruder tries to infer with --secret COL, or drop inference= from the gate")
+    if "singling out" in limit and not singling_out:
+        return (f"{flag}: singling-out={limit['singling out']:g} gates a criterion that is not assessed "
+                "(--no-singling-out): drop one of them")
+    return None
+
+
 def tolerance_value(text: str | None) -> float:
     """``--tolerance T`` as a number in (0, 1] (default 0.05; ``ValueError`` with the message otherwise)."""
     if text is None:
@@ -217,13 +237,16 @@ def report_meta(original: str, masked: list[str], tables: list, seed: int, argv:
             **({"inference": tables[0].attrs["inference"]} if "inference" in tables[0].attrs else {}),
             **({"key_risk": {path: t.attrs["key_risk"] for path, t in zip(masked, tables) if t.attrs.get("key_risk")}}
                if any(t.attrs.get("key_risk") for t in tables) else {}),
+            "singling_out": any(bool(t.attrs.get("singling_out")) for t in tables),
             **_sample_meta(masked, tables)}
 
 
 def _sample_meta(masked: list[str], tables: list) -> dict:
-    """``release_type`` ("one to one" or "sample", :mod:`sdcrisk.assess.sample`) and, for samples,
+    """``release_type`` ("one to one" or "sample", :mod:`sdcrisk.assess.sample`; "mixed" with
+    ``release_types``, each file's, when the masked files differ) and, for samples,
     ``sample``: per masked file its sizes, precision-recall tables and sample-unique measures."""
-    kinds = {t.attrs.get("release_type", "one to one") for t in tables}
-    out = {"release_type": kinds.pop() if len(kinds) == 1 else "mixed"}
+    each = {path: t.attrs.get("release_type", "one to one") for path, t in zip(masked, tables)}
+    kinds = set(each.values())
+    out = {"release_type": kinds.pop()} if len(kinds) == 1 else {"release_type": "mixed", "release_types": each}
     samples = {path: t.attrs["sample"] for path, t in zip(masked, tables) if t.attrs.get("sample")}
     return {**out, "sample": samples} if samples else out

@@ -279,8 +279,8 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
            names: tuple[str, str] = ("original", "masked"), prl_candidates: int | None = None,
            categorical: Sequence[str] | None = None, pool: AttackWorkers | None = None,
            idle: Callable[[], None] | None = None, secret: str | Sequence[str] | None = None,
-           tolerance: float = TOLERANCE, singling_out: bool = False, weights: str | None = None,
-           control=None) -> pd.DataFrame:
+           tolerance: float = TOLERANCE, singling_out: bool = True, weights: str | None = None,
+           control=None, links_out: dict | None = None) -> pd.DataFrame:
     """Disclosure risk of every attack and the information loss of ``masked`` against ``original``.
 
     ``original`` and ``masked`` are pandas DataFrames with the same attribute columns (plus the
@@ -318,9 +318,12 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     :class:`sdcrisk.criteria.CriterionRow`, :func:`records_at_risk` the records each attack
     infers (``attrs["records_at_risk"]``), ``attrs["inference"]`` the l-diversity per secret.
 
-    ``singling_out``: add the singling-out attacks on the first scenario's known attributes
-    (:mod:`sdcrisk.criteria.singling_out`: release records unique on the categorical keys that
-    match one original, and predicates), rows of kind ``"singling out"`` like the inference rows.
+    ``singling_out`` (default True; False leaves it out): the singling-out attacks on the first
+    scenario's known attributes (:mod:`sdcrisk.criteria.singling_out`: release records unique on
+    the categorical keys that match one original, and :func:`singling_out_predicates` predicates),
+    rows of kind ``"singling out"`` like the inference rows; on a sample release the originals are
+    every original record (the population). From :data:`WORKER_MIN` records they run in this
+    process while the attack workers run. ``attrs["singling_out"]`` says whether they ran.
     ``weights``: the release's sampling-weight column (not an attribute: left out of every attack);
     with it, or with ``singling_out``, ``attrs["key_risk"]`` holds the agencies' measures on the
     release's known categorical attributes (:mod:`sdcrisk.criteria.key_risk`: k-anonymity
@@ -329,13 +332,18 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     ``control``: the control set of a synthetic ``masked`` release (originals not used to train the
     generator; DataFrame or path): the table of :func:`sdcrisk.assess.synthetic.assess_synthetic`
     instead (every attack on training and on control targets, the excess with Newcombe's interval).
+
+    ``links_out``: a dict that receives each linkage attack's links (with a secret) while the
+    criteria other than linkability are left to the caller (:func:`criteria_results`; the attack
+    jobs of :mod:`sdcrisk.assess.jobs`).
     """
     say = progress or (lambda message: None)
     if control is not None:  # a synthetic release: sdcrisk.assess.synthetic.assess_synthetic's table
         from .synthetic import assess_synthetic
 
         return assess_synthetic(original, masked, control, id=id, known=known, secret=secret, categorical=categorical,
-                                tolerance=tolerance, seed=seed, names=(*names, "control"), progress=progress)
+                                tolerance=tolerance, seed=seed, names=(*names, "control"), progress=progress,
+                                singling_out=singling_out)
     if isinstance(original, (str, Path)) and isinstance(masked, (str, Path)):
         problem = memory_problem(original, masked, attack_names(attacks))  # before reading (sdcrisk.assess.workers)
         if problem:
@@ -353,13 +361,9 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
         categorical = [categorical]
     if not (isinstance(tolerance, (int, float)) and not isinstance(tolerance, bool) and 0.0 < tolerance <= 1.0):
         raise AssessError(f"tolerance: expected a number in (0, 1] (a share of the true value), got {tolerance!r}")
-    weight_values = None
-    if weights is not None:
-        original, masked, weight_values = _take_weights(original, masked, weights, names)
-    pair = pair_files(original, masked, id, names, categorical)
-    secrets, known = secret_names(pair.columns, secret, known, scenarios, names)
-    labels = {c: _labels(original[c], pair.cx[:, pair.categorical.index(c)]) for c in secrets if c in pair.categorical}
-    record_ids = original[id].to_numpy() if id is not None else None
+    pair, secrets, known, labels, record_ids, weight_values = _prepared(original, masked, id=id, names=names,
+                                                                        categorical=categorical, weights=weights,
+                                                                        secret=secret, known=known, scenarios=scenarios)
     original = masked = None  # tables read here go now: the pair holds their values (0.8 GB each at 10^7 x 10)
     release_arrow_memory()
     columns = pair.columns
@@ -368,8 +372,19 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     if pair.rows is not None:  # a sample of the original's records (sdcrisk.assess.sample)
         from .sample import assess_sample
 
-        return assess_sample(pair, sets, todo, attacks=attacks, information_loss=information_loss, seed=seed,
-                             say=say, names=names, idle=idle)
+        if secrets:
+            raise AssessError(sample_secret_problem(names))
+        table = assess_sample(pair, sets, todo, attacks=attacks, information_loss=information_loss, seed=seed,
+                              say=say, names=names, idle=idle)
+        if not singling_out or links_out is not None:
+            return table
+        singled = _singled(pair, sets[0], seed, record_ids, say)  # the originals: every record (the population)
+        crit = _criterion_table_rows(singled[0], _scenario_label(sets[0], columns),
+                                     ",".join(columns[c] for c in sets[0]), len(sets[0]))
+        out = pd.concat([table, pd.DataFrame(crit)], ignore_index=True).reindex(columns=COLUMNS + CRITERION_COLUMNS)
+        out.attrs.update(table.attrs, singling_out=True,
+                         records_at_risk=RecordsAtRisk(_evidence(singled[1])))
+        return out
     n = pair.n
     perm = np.random.Generator(np.random.PCG64(seed)).permutation(n)
     warnings_out = list(pair.warnings)
@@ -393,11 +408,16 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
                 tasks.append((name, cols))
     say(f"{len(tasks)} attack(s) on {n} records")
 
-    def meanwhile():
+    singled = None
+
+    def meanwhile():  # in this process while the attack workers run (from WORKER_MIN records)
+        nonlocal singled
         rows = None
         if information_loss:
             say("information loss")
             rows = _loss_rows(pair)
+        if singling_out and links_out is None:
+            singled = _singled(pair, sets[0], seed, record_ids, say)
         if idle is not None:
             idle()
         return rows
@@ -415,31 +435,14 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
                 if secrets:
                     links[r["measure"]] = link
     rows.extend(loss_rows or [])
-    evidence, diversity = [], {}
-    own = np.arange(n)
-    for name, link in links.items():  # linkability's records at risk: linked to their own masked record
-        hit = np.flatnonzero(link == own)
-        evidence.append(pd.DataFrame({"record": record_ids[hit] if record_ids is not None else hit + 1,
-                                      "criterion": "linkability", "attack": name,
-                                      "evidence": "linked to its own masked record"}))
-    for s in secrets:
-        say(f"inference of {s}")
-        found = _inference(pair, s, sets[0], links, tolerance)
-        rows.extend(_criterion_table_rows(found.rows, _scenario_label(sets[0], columns),
-                                    ",".join(columns[c] for c in sets[0]), len(sets[0])))
-        diversity[s] = found.diversity
-        true = pair.cx[:, pair.categorical.index(s)] if found.categorical else pair.x[:, pair.numeric.index(s)]
-        evidence.append(found.evidence(record_ids, labels.get(s), true))
-    if singling_out:
-        say("singling out")
-        found, proof = _singling_out(pair, sets[0], seed)
-        rows.extend(_criterion_table_rows(found, _scenario_label(sets[0], columns), ",".join(columns[c] for c in sets[0]),
-                                    len(sets[0])))
-        if len(proof):
-            proof = proof.assign(record=record_ids[proof.record] if record_ids is not None else proof.record + 1)
-            evidence.append(proof)
-    key_risk = _key_risk(pair, sets[0], secrets, weight_values) if singling_out or weights is not None else None
     criteria_asked = bool(secrets) or singling_out
+    if links_out is not None:  # the criteria are the caller's (sdcrisk.assess.jobs: a release's criteria job)
+        links_out.update(links)
+        crit = {"rows": [], "evidence": [], "diversity": {}, "key_risk": None}
+    else:
+        crit = criteria_results(pair, sets, secrets, links, tolerance=tolerance, record_ids=record_ids, labels=labels,
+                                singled=singled, singling_out=singling_out, seed=seed, weights=weight_values, say=say)
+    rows.extend(crit["rows"])
     out = pd.DataFrame(rows).reindex(columns=COLUMNS + (CRITERION_COLUMNS if criteria_asked else []))
     out.attrs["pairing"] = pair.pairing
     out.attrs["warnings"] = warnings_out
@@ -447,13 +450,100 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     out.attrs["blocking"] = _blocking(pair, sets)
     out.attrs["categorical"] = list(pair.categorical)
     out.attrs["left_out"] = left_out_reasons(attacks)  # {attack: why the default did not run it}
+    out.attrs["singling_out"] = bool(singling_out)
     if secrets:
-        out.attrs["inference"] = {"tolerance": tolerance, "secrets": secrets, "l_diversity": diversity}
-    if criteria_asked:
-        out.attrs["records_at_risk"] = RecordsAtRisk(pd.concat(evidence, ignore_index=True))
-    if key_risk is not None:
-        out.attrs["key_risk"] = key_risk
+        out.attrs["inference"] = {"tolerance": tolerance, "secrets": secrets, "l_diversity": crit["diversity"]}
+    if criteria_asked and links_out is None:
+        out.attrs["records_at_risk"] = RecordsAtRisk(_evidence(crit["evidence"]))
+    if crit["key_risk"] is not None:
+        out.attrs["key_risk"] = crit["key_risk"]
     return out
+
+
+def sample_secret_problem(names) -> str:
+    """The message refusing a secret on a sample release (inference is measured on one-to-one and
+    synthetic releases)."""
+    return (f"secret: {names[1]} is a sample release (--id, fewer records than {names[0]}); inference on a "
+            "sample release is not measured: leave out --secret")
+
+
+def _evidence(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """The records at risk of every criterion, one table (its columns when no record is at risk)."""
+    frames = [f for f in frames if len(f)]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=EVIDENCE_COLUMNS)
+
+
+EVIDENCE_COLUMNS = ["record", "criterion", "attack", "evidence"]
+
+
+def _prepared(original, masked, *, id, names, categorical, weights, secret, known, scenarios) -> tuple:
+    """The two tables checked and paired as :func:`assess` pairs them (the weight column taken
+    out, :func:`_take_weights`): ``(pair, secrets, known, labels, record_ids, weights)`` with the
+    category labels of the categorical secrets and the original's ids (None without ``id``)."""
+    weight_values = None
+    if weights is not None:
+        original, masked, weight_values = _take_weights(original, masked, weights, names)
+    pair = pair_files(original, masked, id, names, categorical)
+    secrets, known = secret_names(pair.columns, secret, known, scenarios, names)
+    labels = {c: _labels(original[c], pair.cx[:, pair.categorical.index(c)]) for c in secrets if c in pair.categorical}
+    record_ids = original[id].to_numpy() if id is not None else None
+    return pair, secrets, known, labels, record_ids, weight_values
+
+
+def _singled(pair: Pair, cols: list[int], seed: int, record_ids, say) -> tuple[list, list[pd.DataFrame]]:
+    """The singling-out rows (:func:`_singling_out`, :func:`singling_out_predicates` predicates)
+    and their records at risk, each record by its id (else its row number from 1)."""
+    say("singling out")
+    found, proof = _singling_out(pair, cols, seed, singling_out_predicates(pair.n))
+    if not len(proof):
+        return found, []
+    return found, [proof.assign(record=record_ids[proof.record] if record_ids is not None else proof.record + 1)]
+
+
+def criteria_results(pair: Pair, sets: list[list[int]], secrets: list[str], links: dict, *, tolerance: float,
+                     record_ids, labels: dict, singled, singling_out: bool, seed: int, weights, say) -> dict:
+    """The criteria other than linkability of a one-to-one release, after its linkage attacks
+    (``links``: each attack's link per original record, in the attacks' order): the records each
+    attack links to their own masked record, inference of every secret, singling out (``singled``:
+    already computed by :func:`_singled`, else computed here) and the agencies' measures.
+    ``{"rows", "evidence", "diversity", "key_risk"}``; :func:`assess` and the criteria job of
+    :mod:`sdcrisk.assess.jobs` both call it, so the workflow's rows are the command's."""
+    columns = pair.columns
+    rows, evidence, diversity = [], [], {}
+    own = np.arange(pair.n)
+    for name, link in links.items():  # linkability's records at risk: linked to their own masked record
+        hit = np.flatnonzero(link == own)
+        evidence.append(pd.DataFrame({"record": record_ids[hit] if record_ids is not None else hit + 1,
+                                      "criterion": "linkability", "attack": name,
+                                      "evidence": "linked to its own masked record"}))
+    label, known = _scenario_label(sets[0], columns), ",".join(columns[c] for c in sets[0])
+    for s in secrets:
+        say(f"inference of {s}")
+        found = _inference(pair, s, sets[0], links, tolerance)
+        rows.extend(_criterion_table_rows(found.rows, label, known, len(sets[0])))
+        diversity[s] = found.diversity
+        true = pair.cx[:, pair.categorical.index(s)] if found.categorical else pair.x[:, pair.numeric.index(s)]
+        evidence.append(found.evidence(record_ids, labels.get(s), true))
+    if singling_out:
+        found, proof = singled if singled is not None else _singled(pair, sets[0], seed, record_ids, say)
+        rows.extend(_criterion_table_rows(found, label, known, len(sets[0])))
+        evidence.extend(proof)
+    key_risk = _key_risk(pair, sets[0], secrets, weights) if singling_out or weights is not None else None
+    return {"rows": rows, "evidence": evidence, "diversity": diversity, "key_risk": key_risk}
+
+
+#: singling out's multivariate predicates (:func:`sdcrisk.criteria.singling_out.singling_out`'s
+#: ``predicates``) in ``assess``: 1000 up to 10^5 records, then fewer, at least 100. Each predicate
+#: drawn is counted in both files, so the draws cost grows as predicates x records; the cap keeps
+#: singling out small beside the linkage attacks at 10^6 records (docs/assess.md, Singling out).
+SINGLING_OUT_PREDICATES = (100, 1000)
+SINGLING_OUT_WORK = 10 ** 8  # predicates x records
+
+
+def singling_out_predicates(n: int) -> int:
+    """The multivariate singling-out predicates :func:`assess` tries on ``n`` original records."""
+    low, high = SINGLING_OUT_PREDICATES
+    return int(min(high, max(low, SINGLING_OUT_WORK // max(int(n), 1))))
 
 
 # ----------------------------------------------------------------------------- inference
@@ -513,7 +603,7 @@ def _inference(pair: Pair, secret: str, cols: list[int], links: dict, tolerance:
                  tolerance=tolerance)
 
 
-def _singling_out(pair: Pair, cols: list[int], seed: int):
+def _singling_out(pair: Pair, cols: list[int], seed: int, predicates: int = 1000):
     """The singling-out attacks on the scenario ``cols`` (:func:`sdcrisk.criteria.singling_out.singling_out`),
     on the values as the attacks see them (categorical attributes by their common codes)."""
     from ..criteria.singling_out import singling_out
@@ -524,7 +614,7 @@ def _singling_out(pair: Pair, cols: list[int], seed: int):
         frames.append(pd.DataFrame({c: (cx[:, pair.categorical.index(c)] if c in pair.categorical
                                         else x[:, pair.numeric.index(c)]) for c in known}))
     rows, proof = singling_out(frames[0], frames[1], known, categorical=[c for c in known if c in pair.categorical],
-                               seed=seed)
+                               seed=seed, predicates=predicates)
     return rows, proof
 
 

@@ -300,24 +300,55 @@ def _criterion_sentence(x: pd.Series) -> str:
             f"excess {x.excess:+.1f} points (95 % interval {x.excess_low:+.1f} to {x.excess_high:+.1f})")
 
 
-def criteria_lines(results: pd.DataFrame) -> list[dict]:
-    """One entry per criterion measured (linkability from the linkage headline, then the others by
-    their highest excess): ``criterion``, ``attack``, ``target``, ``masked``, ``percent``, ``low``,
-    ``high``, ``baseline`` (what the attack is measured against), ``baseline_percent``, ``excess``
-    (points; linkability: over the random guess), ``excess_low``, ``excess_high`` (Newcombe's
-    interval; none for linkability) and ``text``, the line the report opens with."""
+INFERENCE, SINGLING_OUT = "inference", "singling out"
+NOT_ASSESSED = "not assessed"
+
+
+def _unmeasured(criterion: str, text: str) -> dict:
+    return {"criterion": criterion, "status": NOT_ASSESSED, "attack": None, "target": None, "masked": None,
+            "percent": math.nan, "low": math.nan, "high": math.nan, "baseline": None, "baseline_percent": math.nan,
+            "excess": math.nan, "excess_low": math.nan, "excess_high": math.nan, "text": f"{criterion}: {text}"}
+
+
+def criteria_lines(results: pd.DataFrame, meta: dict | None = None) -> list[dict]:
+    """One entry per criterion (linkability from the linkage headline, then inference and singling
+    out by their highest excess): ``criterion``, ``status`` ("assessed" or "not assessed"),
+    ``attack``, ``target``, ``masked``, ``percent``, ``low``, ``high``, ``baseline`` (what the
+    attack is measured against), ``baseline_percent``, ``excess`` (points; linkability: over the
+    random guess), ``excess_low``, ``excess_high`` (Newcombe's interval; none for linkability) and
+    ``text``, the line the report opens with. With ``meta`` (the report's) a criterion without rows
+    still has its line: inference "not assessed: name --secret" (it runs only on a secret the
+    custodian names), singling out "not assessed (--no-singling-out)" or, when it ran, that no
+    predicate isolated a release record."""
     out = []
     top = headline(results).dropna(subset=["max_linked_percent"])
     if len(top):
         t = top.loc[top.max_linked_percent.idxmax()]
         text = headline_text(results).removeprefix("Highest risk: ").rstrip(".")
-        out.append({"criterion": LINKABILITY, "attack": t.worst_attack, "target": "", "masked": t.masked,
-                    "percent": t.max_linked_percent, "low": t.low, "high": t.high, "baseline": "random guess",
-                    "baseline_percent": t.baseline, "excess": t.max_linked_percent - t.baseline,
-                    "excess_low": math.nan, "excess_high": math.nan, "text": f"{LINKABILITY}: {text}"})
-    for criterion, x in _top_criterion_rows(results).items():
-        out.append({"criterion": criterion, "attack": x.measure, "target": x.target, "masked": x.masked,
-                    "percent": float(x.percent), "low": float(x.low), "high": float(x.high),
+        out.append({"criterion": LINKABILITY, "status": "assessed", "attack": t.worst_attack, "target": "",
+                    "masked": t.masked, "percent": t.max_linked_percent, "low": t.low, "high": t.high,
+                    "baseline": "random guess", "baseline_percent": t.baseline,
+                    "excess": t.max_linked_percent - t.baseline, "excess_low": math.nan, "excess_high": math.nan,
+                    "text": f"{LINKABILITY}: {text}"})
+    found = _top_criterion_rows(results)
+    order = [INFERENCE, SINGLING_OUT] + [c for c in found if c not in (INFERENCE, SINGLING_OUT)]
+    for criterion in order:
+        x = found.get(criterion)
+        if x is None:
+            if meta is None:
+                continue
+            if criterion == INFERENCE:
+                out.append(_unmeasured(INFERENCE, f"{NOT_ASSESSED}: name --secret (the attribute the intruder "
+                                                  "tries to learn; a secret is the custodian's choice)"))
+            elif not meta.get("singling_out"):
+                out.append(_unmeasured(SINGLING_OUT, f"{NOT_ASSESSED} (--no-singling-out)"))
+            else:
+                out.append({**_unmeasured(SINGLING_OUT, "no predicate on the known attributes isolated a release "
+                                                        "record: nothing to try, no record singled out"),
+                            "status": "assessed"})
+            continue
+        out.append({"criterion": criterion, "status": "assessed", "attack": x.measure, "target": x.target,
+                    "masked": x.masked, "percent": float(x.percent), "low": float(x.low), "high": float(x.high),
                     "baseline": x.baseline_kind, "baseline_percent": float(x.baseline), "excess": float(x.excess),
                     "excess_low": float(x.excess_low), "excess_high": float(x.excess_high),
                     "text": _criterion_sentence(x)})
@@ -859,7 +890,7 @@ def write_report(results: pd.DataFrame, out_dir: str | os.PathLike, meta: dict, 
         plt.close(fig1), plt.close(fig2)
     warned = meta.get("warnings") or []
     verdict = gate(results, meta["max_risk"], warned) if meta.get("max_risk") is not None else None
-    criteria = criteria_lines(results)
+    criteria = criteria_lines(results, meta)
     crit_table = criteria_display(results)
     key_lines = key_risk_lines(meta)
     crit_intro = ("Singling out: a trial is a predicate (equal categorical keys, or tail conditions on numbers) "

@@ -61,6 +61,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -268,8 +269,11 @@ def _one_to_one_row(name, pair, cols, seed) -> dict:
 
 # ----------------------------------------------------------------------------- report
 def release_line(meta: dict) -> str:
-    """The release type for the report's first line ("" for a one-to-one release)."""
-    return f" ({meta['release_type']} release)" if meta.get("release_type", "one to one") != "one to one" else ""
+    """The report's first line's release type, chosen from the files (module docstring): " (one to
+    one release)", " (sample release)", or each file's when they differ."""
+    if meta.get("release_type") == "mixed" and meta.get("release_types"):
+        return " (releases: " + "; ".join(f"{Path(str(p)).name} {k}" for p, k in meta["release_types"].items()) + ")"
+    return f" ({meta.get('release_type', 'one to one')} release)"
 
 
 def sample_markdown(meta: dict) -> list[str]:

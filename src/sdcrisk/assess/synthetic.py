@@ -407,7 +407,8 @@ def assess_synthetic(original, release, control, *, id: str | None = None, known
     out.attrs.update(release_type=RELEASE_TYPE, files={"original": names[0], "masked": names[1], "control": names[2]},
                      sizes={"training": nt, "control": nc, "release": len(release)}, known=known,
                      halves=[first, second], warnings=warned, membership=member, categorical=cats,
-                     records_at_risk=RecordsAtRisk(evidence), secrets=secrets, tolerance=tolerance)
+                     records_at_risk=RecordsAtRisk(evidence), secrets=secrets, tolerance=tolerance,
+                     singling_out=bool(singling_out))
     return out
 
 
@@ -437,7 +438,8 @@ def run(args, progress: Callable[[str], None]) -> int:
         progress(f"{path}")
         t = assess_synthetic(args.original, path, args.control, id=args.id, known=split(args.known),
                              secret=secrets(args.secret), categorical=split(args.categorical),
-                             tolerance=args.tolerance_value, seed=args.seed, progress=progress)
+                             tolerance=args.tolerance_value, seed=args.seed, progress=progress,
+                             singling_out=args.singling_out)
         tables.append(t)
     print(summary_text(tables, args.masked))
     for t, path in zip(tables, args.masked):
@@ -480,7 +482,11 @@ def _markdown(tables, masked, meta) -> list[str]:
           "to an original record; every attack runs on every training record and on every control record as "
           "targets, and the risk is the excess: training targets' success minus control targets' success, in "
           "percentage points, with Newcombe's (1998) interval; the absolute rates (Wilson intervals) beside it "
-          "(docs/assess.md, Synthetic releases).", ""]
+          "(docs/assess.md, Synthetic releases).", "",
+          *(["- inference: not assessed: name --secret (the attribute the intruder tries to learn; a secret is the "
+             "custodian's choice)", ""] if not tables[0].attrs.get("secrets") else []),
+          *(["- singling out: not assessed (--no-singling-out)", ""]
+            if not tables[0].attrs.get("singling_out", True) else [])]
     for t, path in zip(tables, masked):
         md += [f"## `{path}` ({t.attrs['sizes']['release']:,} records)", "",
                *[f"**Warning:** {w}\n" for w in t.attrs["warnings"]],

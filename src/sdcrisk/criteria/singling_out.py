@@ -79,12 +79,15 @@ works.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .conjunctions import count_many as _count_many
+from .conjunctions import terms_of as _terms_of
 from .rows import SINGLING_OUT, CriterionRow
 
 EXACT = "exact (keys)"
@@ -97,7 +100,9 @@ EVIDENCE_COLUMNS = ["record", "criterion", "attack", "evidence"]
 
 _EQ, _LE, _GE = 0, 1, 2
 _OPS = {_EQ: "==", _LE: "<=", _GE: ">="}
-_DRAWS = 20  # conjunctions drawn per one asked for, at most (most do not isolate a record in large files)
+_FIRST_BATCH, _MAX_BATCH = 1024, 1 << 16  # conjunctions drawn and counted together
+_MAX_ATTEMPTS = 10_000_000  # conjunctions drawn, at most (anonymeter's max_attempts)
+_COVER = 3  # conjunctions drawn per (record, attribute subset) pair the file offers, at most
 _FIRST_CHUNK = 4096
 _MAX_CHUNK = 1 << 20
 
@@ -440,48 +445,87 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
         low = min(min_terms, top)
         medians = [float(np.median(a.r)) if a.numeric else None for a in attrs]
 
-        def draw(values, size, keep):
-            """Distinct conjunctions built from random records of ``values``, at most one kept per
-            record, until ``predicates`` pass ``keep`` or ``_DRAWS`` times ``predicates`` have
-            been drawn."""
-            seen, kept, sources = set(), [], set()
-            budget = _DRAWS * predicates
-            while budget > 0 and len(kept) < predicates:
-                batch = min(256, budget)
-                budget -= batch
-                # records, term counts and attribute subsets drawn a batch at a time
-                records = rng.integers(size, size=batch).tolist()
-                sizes = rng.integers(low, top + 1, size=batch).tolist()
-                subsets = np.argsort(rng.random((batch, len(attrs))), axis=1)
-                for i, k, subset in zip(records, sizes, subsets):
+        k = len(attrs)
+        # the attribute subsets of each size, listed once: a subset of a drawn size is one index
+        subsets_of = {t: np.array(list(itertools.combinations(range(k), t)), dtype=np.int64).reshape(-1, t)
+                      for t in range(low, top + 1)}
+        space = sum(len(c) for c in subsets_of.values())
+
+        def draw(values, size, keep_count, side_limit):
+            """Conjunctions built from random records of ``values`` (a term count, then a subset of
+            the attributes of that size, uniformly), at most one kept per record, a conjunction
+            kept once (when its count in the release, up to ``side_limit``, is ``keep_count``),
+            drawn in batches until ``predicates`` are kept or the cap is reached: at most
+            ``_MAX_ATTEMPTS`` (anonymeter's default) and ``_COVER`` times as many as the records
+            and attribute subsets (the draws then have met nearly every conjunction the file
+            offers, ``1 - exp(-_COVER)`` of them). The cap counts draws, not seconds: the result
+            depends on the data and the seed alone."""
+            sources, kept_terms = set(), set()
+            kept = []  # (terms, record)
+            last = 0
+            cap = min(_MAX_ATTEMPTS, _COVER * size * space)
+            attempts = 0
+            batch = _FIRST_BATCH
+            while attempts < cap and len(kept) < predicates:
+                b = min(batch, cap - attempts)
+                attempts += b
+                batch = min(2 * batch, _MAX_BATCH)
+                records = rng.integers(size, size=b)
+                sizes = rng.integers(low, top + 1, size=b)
+                pick = rng.random(b)
+                J = np.full((b, top), -1, dtype=np.int64)
+                for t, combos in subsets_of.items():
+                    rows_t = np.flatnonzero(sizes == t)
+                    J[rows_t, :t] = combos[(pick[rows_t] * len(combos)).astype(np.int64)]
+                OP = np.full((b, top), _EQ, dtype=np.int64)
+                V = np.zeros((b, top), dtype=np.float64)
+                for j, a in enumerate(attrs):
+                    mask = J == j
+                    if not mask.any():
+                        continue
+                    v = values[j][records[np.nonzero(mask)[0]]].astype(np.float64)
+                    V[mask] = v + 0.0  # -0.0 and 0.0: one predicate
+                    if a.numeric:
+                        OP[mask] = np.where(v <= medians[j], _LE, _GE)
+                c, _, _ = _count_many(attrs, J, OP, V, "r", side_limit)
+                for i in np.flatnonzero(c == keep_count).tolist():
                     if len(kept) == predicates:
                         break
-                    if i in sources:
+                    last = attempts - b + i + 1  # the draws up to this one
+                    r = int(records[i])
+                    if r in sources:
                         continue
-                    terms = []
-                    for j in sorted(subset[:k].tolist()):
-                        v = values[j][i]
-                        if attrs[j].numeric:
-                            terms.append((j, _LE if v <= medians[j] else _GE, float(v)))
-                        else:
-                            terms.append((j, _EQ, int(v)))
-                    terms = tuple(terms)
-                    if terms not in seen:
-                        seen.add(terms)
-                        if keep(terms):
-                            kept.append((terms, i))
-                            sources.add(i)
-            return kept, len(seen)
+                    terms = _terms_of(J[i], OP[i], V[i], attrs)
+                    if terms in kept_terms:  # the same conjunction from another record
+                        continue
+                    sources.add(r)
+                    kept_terms.add(terms)
+                    kept.append((terms, r))
+            return kept, (last if len(kept) == predicates else attempts)
+
+        def outcomes(kept):
+            """Counts (up to 3) and records of the kept conjunctions in the originals."""
+            if not kept:
+                return np.empty(0, dtype=np.int64), np.empty((0, 3), dtype=np.int64)
+            top_ = max(len(t) for t, _ in kept)
+            J = np.full((len(kept), top_), -1, dtype=np.int64)
+            OP = np.zeros((len(kept), top_), dtype=np.int64)
+            V = np.zeros((len(kept), top_), dtype=np.float64)
+            for i, (terms, _) in enumerate(kept):
+                for t, (j, op, v) in enumerate(terms):
+                    J[i, t], OP[i, t], V[i, t] = j, op, v
+            c, ids, _ = _count_many(attrs, J, OP, V, "o", 3)
+            return c, ids
 
         # attack: conjunctions that isolate their record in the release; baseline: conjunctions
         # from originals that no release record satisfies (they isolate o in release + {o})
-        tried, drawn = draw([a.r for a in attrs], m, lambda t: _count(attrs, t, "r", limit=2)[0] == 1)
+        tried, drawn = draw([a.r for a in attrs], m, 1, 2)
         # an original singled out by an earlier conjunction is not counted again (its predicates'
         # outcomes are one, not independent trials); the baseline likewise for the other original
         m_succ = m_trials = 0
         m_found: dict[int, list[str]] = {}
-        for terms, _ in tried:
-            c, ids = _count(attrs, terms)
+        counts, found = outcomes(tried)
+        for (terms, _), c, ids in zip(tried, counts.tolist(), found):
             if c == 1 and int(ids[0]) in m_found:
                 m_found[int(ids[0])].append(_text(attrs, terms))
                 continue
@@ -489,11 +533,12 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
             if c == 1:
                 m_succ += 1
                 m_found[int(ids[0])] = [_text(attrs, terms)]
-        planted, _ = draw([a.o for a in attrs], n, lambda t: _count(attrs, t, "r", limit=1)[0] == 0)
+        planted, _ = draw([a.o for a in attrs], n, 0, 1)
         mb_succ = mb_trials = 0
         others = set()
-        for terms, o in planted:
-            c, ids = _count(attrs, terms)
+        counts, found = outcomes(planted)
+        for (terms, o), c, ids in zip(planted, counts.tolist(), found):
+            ids = ids[:c]
             other = int(ids[ids != o][0]) if c == 2 else -1
             if other in others:
                 continue
@@ -502,7 +547,7 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
                 mb_succ += 1
                 others.add(other)
         row = _row(MULTIVARIATE, m_succ, m_trials, mb_succ, mb_trials, n,
-                   note=f"{len(tried)} of {drawn} distinct conjunctions of {low} to {top} terms drawn from "
+                   note=f"{len(tried)} of {drawn} conjunctions of {low} to {top} terms drawn from "
                         f"release records isolate a release record")
         if row is not None:
             rows.append(row)

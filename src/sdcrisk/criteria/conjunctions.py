@@ -22,52 +22,97 @@ EQ, LE, GE = 0, 1, 2
 
 
 @njit(cache=True)
-def _walk(order, start, end, X, cols, ops, vals, limit, counts, rows):  # pragma: no cover - numba
-    """For each conjunction ``b``: the candidates ``order[start[b]:end[b]]`` checked against the
-    terms ``cols[b]`` (``-1``: none), ``ops[b]``, ``vals[b]`` on the rows of ``X``, up to ``limit``
-    satisfying; their count into ``counts[b]``, the records into ``rows[b]``. Returns the number
-    of candidates checked."""
+def _walk(J, OP, V, limit, X, ORD, SV, numrow, OFF, offbase, counts, rows):  # pragma: no cover - numba
+    """For each conjunction ``b`` (terms ``J[b]``, ``-1``: none; ``OP[b]``; ``V[b]``): each term's
+    slice of its attribute's sorted order ``ORD[j]`` (a category's from the offsets ``OFF``, a
+    tail's by binary search in the sorted values ``SV[numrow[j]]``), the smallest one's candidates
+    checked against the other terms on the rows of ``X``, up to ``limit`` satisfying; their
+    count into ``counts[b]``, the records into ``rows[b]``. Returns the candidates checked."""
     scanned = 0
-    for b in range(start.size):
+    n = X.shape[0]
+    for b in range(J.shape[0]):
+        best, d, lo, hi = n + 1, -1, 0, 0
+        for t in range(J.shape[1]):
+            j = J[b, t]
+            if j < 0:
+                continue
+            if numrow[j] < 0:
+                code = int(V[b, t])
+                a, z = OFF[offbase[j] + code], OFF[offbase[j] + code + 1]
+            elif OP[b, t] == 1:
+                a, z = 0, np.searchsorted(SV[numrow[j]], V[b, t], side="right")
+            else:
+                a, z = np.searchsorted(SV[numrow[j]], V[b, t], side="left"), n
+            if z - a < best:
+                best, d, lo, hi = z - a, t, a, z
         c = 0
-        for p in range(start[b], end[b]):
-            i = order[p]
-            scanned += 1
-            good = True
-            for t in range(cols.shape[1]):
-                j = cols[b, t]
-                if j < 0:
-                    continue
-                x = X[i, j]
-                op = ops[b, t]
-                v = vals[b, t]
-                if op == 0:
-                    good = x == v
-                elif op == 1:
-                    good = x <= v
-                else:
-                    good = x >= v
-                if not good:
-                    break
-            if good:
-                rows[b, c] = i
-                c += 1
-                if c == limit:
-                    break
+        if d >= 0:
+            order = ORD[J[b, d]]
+            for p in range(lo, hi):
+                i = order[p]
+                scanned += 1
+                good = True
+                for t in range(J.shape[1]):
+                    j = J[b, t]
+                    if j < 0 or t == d:
+                        continue
+                    x = X[i, j]
+                    op = OP[b, t]
+                    v = V[b, t]
+                    if op == 0:
+                        good = x == v
+                    elif op == 1:
+                        good = x <= v
+                    else:
+                        good = x >= v
+                    if not good:
+                        break
+                if good:
+                    rows[b, c] = i
+                    c += 1
+                    if c == limit:
+                        break
         counts[b] = c
     return scanned
 
 
-def matrix(attrs, side: str) -> np.ndarray:
-    """The key values of one file, record-major (``n x k`` float64; category codes are exact in
-    float64), built once per file and kept on the first attribute."""
-    cache = attrs[0].__dict__.setdefault("_matrix", {})
+def tables(attrs, side: str):
+    """The arrays :func:`_walk` reads for one file, built once and kept on the first attribute:
+    the key values record-major (``n x k`` float64; category codes are exact in float64), every
+    attribute's sorted order (``k x n``; each attribute's own order becomes a view of it), the
+    numeric attributes' sorted values, the categories' offsets in their sorted order."""
+    cache = attrs[0].__dict__.setdefault("_tables", {})
     if side not in cache:
+        k = len(attrs)
         n = (attrs[0].o if side == "o" else attrs[0].r).size
-        X = np.empty((n, len(attrs)), dtype=np.float64)
+        X = np.empty((n, k), dtype=np.float64)
+        ORD = None
+        numeric = [j for j, a in enumerate(attrs) if a.numeric]
+        SV = np.empty((max(len(numeric), 1), n if numeric else 0), dtype=np.float64)
+        numrow = np.full(k, -1, dtype=np.int64)
+        offbase = np.zeros(k, dtype=np.int64)
+        offsets = []
+        base = 0
         for j, a in enumerate(attrs):
-            X[:, j] = a.o if side == "o" else a.r
-        cache[side] = X
+            values = a.o if side == "o" else a.r
+            X[:, j] = values
+            order, s = a.index(side)
+            if ORD is None:
+                ORD = np.empty((k, n), dtype=order.dtype)
+            ORD[j] = order
+            if a.numeric:
+                numrow[j] = numeric.index(j)
+                SV[numrow[j]] = s
+                a._index[side] = (ORD[j], SV[numrow[j]])
+            else:
+                a._index[side] = (ORD[j], s)
+                off = np.zeros(len(a.labels) + 1, dtype=np.int64)
+                np.cumsum(np.bincount(values, minlength=len(a.labels)), out=off[1:])
+                offbase[j] = base
+                base += off.size
+                offsets.append(off)
+        OFF = np.concatenate(offsets) if offsets else np.zeros(1, dtype=np.int64)
+        cache[side] = (X, ORD, SV, numrow, OFF, offbase)
     return cache[side]
 
 
@@ -79,47 +124,17 @@ def count_many(attrs, J: np.ndarray, OP: np.ndarray, V: np.ndarray, side: str = 
     order and values, ``o`` / ``r`` the values); ``J``, ``OP``, ``V``: the ``(B, K)`` terms.
     Returns ``(counts, rows, scanned)``: the counts capped at ``limit`` (``B``), the first records
     found per conjunction (``(B, limit)``, ``-1`` where fewer; all of them when the count is below
-    ``limit``, in the order of the conjunction's smallest slice), and the number of candidates
-    checked (the work done, a count independent of the machine)."""
-    J = np.asarray(J, dtype=np.int64)
-    B, K = J.shape
+    ``limit``, in the order of the conjunction's smallest slice, the first smallest as
+    ``singling_out._count`` takes it), and the number of candidates checked (the work done)."""
+    J = np.ascontiguousarray(J, dtype=np.int64)
+    B = J.shape[0]
     counts = np.zeros(B, dtype=np.int64)
     rows = np.full((B, limit), -1, dtype=np.int64)
     if B == 0:
         return counts, rows, 0
-    OP = np.ascontiguousarray(OP, dtype=np.int64)
-    V = np.ascontiguousarray(V, dtype=np.float64)
-    big = np.iinfo(np.int64).max
-    lo = np.zeros((B, K), dtype=np.int64)
-    hi = np.full((B, K), big, dtype=np.int64)
-    for j, a in enumerate(attrs):
-        mask = J == j
-        if not mask.any():
-            continue
-        _, s = a.index(side)
-        v = V[mask]
-        if not a.numeric:
-            v = v.astype(s.dtype)
-        op = OP[mask]
-        left = np.searchsorted(s, v, "left")
-        right = np.searchsorted(s, v, "right")
-        lo[mask] = np.where(op == LE, 0, left)
-        hi[mask] = np.where(op == GE, s.size, right)
-    every = np.arange(B)
-    d = np.argmin(hi - lo, axis=1)  # the first smallest slice, as singling_out._count takes it
-    start, end, drive = lo[every, d], hi[every, d], J[every, d]
-    check = J.copy()
-    check[every, d] = -1  # the driving term holds on its own slice
-    X = matrix(attrs, side)
-    scanned = 0
-    for j in np.unique(drive).tolist():
-        b = np.flatnonzero(drive == j)
-        c = np.zeros(b.size, dtype=np.int64)
-        r = np.full((b.size, limit), -1, dtype=np.int64)
-        scanned += int(_walk(attrs[j].index(side)[0], start[b], end[b], X, np.ascontiguousarray(check[b]),
-                             OP[b], V[b], limit, c, r))
-        counts[b], rows[b] = c, r
-    return counts, rows, scanned
+    scanned = _walk(J, np.ascontiguousarray(OP, dtype=np.int64), np.ascontiguousarray(V, dtype=np.float64),
+                    limit, *tables(attrs, side), counts, rows)
+    return counts, rows, int(scanned)
 
 
 def terms_of(J_row, OP_row, V_row, attrs) -> tuple:

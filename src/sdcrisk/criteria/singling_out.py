@@ -87,6 +87,7 @@ import numpy as np
 import pandas as pd
 
 from .conjunctions import count_many as _count_many
+from .conjunctions import tables as _tables
 from .conjunctions import terms_of as _terms_of
 from .rows import SINGLING_OUT, CriterionRow
 
@@ -450,9 +451,12 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
         subsets_of = {t: np.array(list(itertools.combinations(range(k), t)), dtype=np.int64).reshape(-1, t)
                       for t in range(low, top + 1)}
         space = sum(len(c) for c in subsets_of.values())
+        numeric = np.array([a.numeric for a in attrs])
+        medians_ = np.array([np.nan if med is None else med for med in medians])
 
         def draw(values, size, keep_count, side_limit):
-            """Conjunctions built from random records of ``values`` (a term count, then a subset of
+            """Conjunctions built from random records of ``values`` (a file's key values, record
+            by record; a term count, then a subset of
             the attributes of that size, uniformly), at most one kept per record, a conjunction
             kept once (when its count in the release, up to ``side_limit``, is ``keep_count``),
             drawn in batches until ``predicates`` are kept or the cap is reached: at most
@@ -469,7 +473,6 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
             while attempts < cap and len(kept) < predicates:
                 b = min(batch, cap - attempts)
                 attempts += b
-                batch = min(2 * batch, _MAX_BATCH)
                 records = rng.integers(size, size=b)
                 sizes = rng.integers(low, top + 1, size=b)
                 pick = rng.random(b)
@@ -477,16 +480,10 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
                 for t, combos in subsets_of.items():
                     rows_t = np.flatnonzero(sizes == t)
                     J[rows_t, :t] = combos[(pick[rows_t] * len(combos)).astype(np.int64)]
-                OP = np.full((b, top), _EQ, dtype=np.int64)
-                V = np.zeros((b, top), dtype=np.float64)
-                for j, a in enumerate(attrs):
-                    mask = J == j
-                    if not mask.any():
-                        continue
-                    v = values[j][records[np.nonzero(mask)[0]]].astype(np.float64)
-                    V[mask] = v + 0.0  # -0.0 and 0.0: one predicate
-                    if a.numeric:
-                        OP[mask] = np.where(v <= medians[j], _LE, _GE)
+                used = J >= 0
+                Jc = np.where(used, J, 0)
+                V = np.where(used, values[records[:, None], Jc], 0.0) + 0.0  # -0.0 and 0.0: one predicate
+                OP = np.where(used & numeric[Jc], np.where(V <= medians_[Jc], _LE, _GE), _EQ)
                 c, _, _ = _count_many(attrs, J, OP, V, "r", side_limit)
                 for i in np.flatnonzero(c == keep_count).tolist():
                     if len(kept) == predicates:
@@ -501,6 +498,10 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
                     sources.add(r)
                     kept_terms.add(terms)
                     kept.append((terms, r))
+                # the next batch: about as many as the rate so far needs, between the first size and
+                # the largest (double the last while none is kept)
+                need = (predicates - len(kept)) * attempts // len(kept) + 1 if kept else 2 * b
+                batch = int(min(max(need, _FIRST_BATCH), _MAX_BATCH))
             return kept, (last if len(kept) == predicates else attempts)
 
         def outcomes(kept):
@@ -519,7 +520,7 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
 
         # attack: conjunctions that isolate their record in the release; baseline: conjunctions
         # from originals that no release record satisfies (they isolate o in release + {o})
-        tried, drawn = draw([a.r for a in attrs], m, 1, 2)
+        tried, drawn = draw(_tables(attrs, "r")[0], m, 1, 2)
         # an original singled out by an earlier conjunction is not counted again (its predicates'
         # outcomes are one, not independent trials); the baseline likewise for the other original
         m_succ = m_trials = 0
@@ -533,7 +534,7 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
             if c == 1:
                 m_succ += 1
                 m_found[int(ids[0])] = [_text(attrs, terms)]
-        planted, _ = draw([a.o for a in attrs], n, 0, 1)
+        planted, planted_drawn = draw(_tables(attrs, "o")[0], n, 0, 1)
         mb_succ = mb_trials = 0
         others = set()
         counts, found = outcomes(planted)
@@ -548,7 +549,8 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
                 others.add(other)
         row = _row(MULTIVARIATE, m_succ, m_trials, mb_succ, mb_trials, n,
                    note=f"{len(tried)} of {drawn} conjunctions of {low} to {top} terms drawn from "
-                        f"release records isolate a release record")
+                        f"release records isolate a release record; baseline: {len(planted)} of {planted_drawn} "
+                        f"drawn from originals are satisfied by no release record")
         if row is not None:
             rows.append(row)
         evidence += _predicate_evidence(m_found, MULTIVARIATE)

@@ -104,6 +104,7 @@ _OPS = {_EQ: "==", _LE: "<=", _GE: ">="}
 _FIRST_BATCH, _MAX_BATCH = 1024, 1 << 16  # conjunctions drawn and counted together
 _MAX_ATTEMPTS = 10_000_000  # conjunctions drawn, at most (anonymeter's max_attempts)
 _COVER = 3  # conjunctions drawn per (record, attribute subset) pair the file offers, at most
+_MAX_SCANNED = 100_000_000  # candidate records checked while drawing, at most (the work in large files)
 _FIRST_CHUNK = 4096
 _MAX_CHUNK = 1 << 20
 
@@ -173,7 +174,10 @@ class _Attribute:
             lo = min(int(ov.min()), int(rv.min()))
             hi = max(int(ov.max()), int(rv.max()))
             if hi - lo < 2**20:
-                self.o, self.r = ov.astype(np.int64) - lo, rv.astype(np.int64) - lo
+                if lo == 0 and (ov.dtype.kind, rv.dtype.kind) == ("i", "i"):
+                    self.o, self.r = ov, rv  # already codes from 0: used as they are, no copy
+                else:
+                    self.o, self.r = np.subtract(ov, lo, dtype=np.int64), np.subtract(rv, lo, dtype=np.int64)
                 self.labels = np.arange(lo, hi + 1)
             else:
                 self._factorize(o, r)
@@ -284,20 +288,31 @@ def _row(attack, successes, trials, b_successes, b_trials, n, note=""):
                         note=note)
 
 
+_DENSE = 2**27  # combined keys counted in an array of that many cells at most (1 GiB of counts)
+
+
 def _combine(codes_o: list[np.ndarray], codes_r: list[np.ndarray]):
-    """One code per record for the combination of several code columns (joint over both files)."""
-    n = codes_o[0].size
-    key = np.zeros(n + codes_r[0].size, dtype=np.int64)
+    """One code per record for the combination of several code columns (joint over both files):
+    ``(codes of the originals, codes of the release, number of codes)``. The mixed-radix number
+    of the codes when the product of the cardinalities is small enough to count in an array
+    (``_DENSE`` cells, at most 8 per record), otherwise those numbers renumbered (``pd.factorize``,
+    a hash table, whenever the product would pass 2^62 and at the end)."""
+    n, m = codes_o[0].size, codes_r[0].size
+    ko, kr = np.zeros(n, dtype=np.int64), np.zeros(m, dtype=np.int64)
     card = 1
     for co, cr in zip(codes_o, codes_r):
-        c = np.concatenate([co, cr]).astype(np.int64)
-        k = int(c.max()) + 1 if c.size else 1
+        k = max(int(co.max()) if co.size else 0, int(cr.max()) if cr.size else 0) + 1
         if card * k >= 2**62:
-            key, uniques = pd.factorize(key)
-            card = len(uniques)
-        key = key * k + c
+            key, uniques = pd.factorize(np.concatenate([ko, kr]))
+            ko, kr, card = key[:n].astype(np.int64), key[n:].astype(np.int64), len(uniques)
+        ko *= k
+        ko += co
+        kr *= k
+        kr += cr
         card *= k
-    key, uniques = pd.factorize(key)
+    if card <= min(_DENSE, 8 * (n + m)):
+        return ko, kr, card
+    key, uniques = pd.factorize(np.concatenate([ko, kr]))
     return key[:n], key[n:], len(uniques)
 
 
@@ -335,15 +350,20 @@ def _exact(original, release, keys, cat, coarsen, n):
     row = _row(EXACT, successes, trials, b_succ, b_trials, n,
                note=f"keys: {', '.join(map(str, (d[0] for d in describe)))}")
     records = np.flatnonzero((co[ko] == 1) & (cr[ko] == 1))
-    # the evidence built per category, then gathered per record (millions of records at scale)
-    columns = []
+    # the evidence: the words written once per category (the first key's with the sentence's
+    # start, the last key's with its end), then joined per record by numpy's element-wise string
+    # concatenation of object arrays (millions of records at scale)
+    text = None
+    last = len(describe) - 1
     for j, (k, kind, w, extra) in enumerate(describe):
         if kind == "bin":
             words = [f"{_quote(k)} in [{format(b * w, '.10g')}, {format((b + 1) * w, '.10g')})" for b in extra]
         else:
             words = [f"{_quote(k)} == {extra.render(c)}" for c in range(len(extra.labels))]
-        columns.append(np.asarray(words, dtype=object)[parts_o[j][records]])
-    text = ["the only record with " + " and ".join(t) + " in the original and in the release" for t in zip(*columns)]
+        head = "the only record with " if j == 0 else " and "
+        tail = " in the original and in the release" if j == last else ""
+        words = np.asarray([head + x + tail for x in words], dtype=object)[parts_o[j][records]]
+        text = words if text is None else text + words
     frame = pd.DataFrame({"record": records.astype(np.int64), "attack": EXACT, "evidence": text})
     return row, frame
 
@@ -470,7 +490,8 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
             cap = min(_MAX_ATTEMPTS, _COVER * size * space)
             attempts = 0
             batch = _FIRST_BATCH
-            while attempts < cap and len(kept) < predicates:
+            scanned = 0
+            while attempts < cap and scanned < _MAX_SCANNED and len(kept) < predicates:
                 b = min(batch, cap - attempts)
                 attempts += b
                 records = rng.integers(size, size=b)
@@ -484,7 +505,8 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
                 Jc = np.where(used, J, 0)
                 V = np.where(used, values[records[:, None], Jc], 0.0) + 0.0  # -0.0 and 0.0: one predicate
                 OP = np.where(used & numeric[Jc], np.where(V <= medians_[Jc], _LE, _GE), _EQ)
-                c, _, _ = _count_many(attrs, J, OP, V, "r", side_limit)
+                c, _, work = _count_many(attrs, J, OP, V, "r", side_limit)
+                scanned += work
                 for i in np.flatnonzero(c == keep_count).tolist():
                     if len(kept) == predicates:
                         break
@@ -502,7 +524,7 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
                 # the largest (double the last while none is kept)
                 need = (predicates - len(kept)) * attempts // len(kept) + 1 if kept else 2 * b
                 batch = int(min(max(need, _FIRST_BATCH), _MAX_BATCH))
-            return kept, (last if len(kept) == predicates else attempts)
+            return kept, (last if len(kept) == predicates else attempts), scanned
 
         def outcomes(kept):
             """Counts (up to 3) and records of the kept conjunctions in the originals."""
@@ -520,7 +542,7 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
 
         # attack: conjunctions that isolate their record in the release; baseline: conjunctions
         # from originals that no release record satisfies (they isolate o in release + {o})
-        tried, drawn = draw(_tables(attrs, "r")[0], m, 1, 2)
+        tried, drawn, scanned = draw(_tables(attrs, "r")[0], m, 1, 2)
         # an original singled out by an earlier conjunction is not counted again (its predicates'
         # outcomes are one, not independent trials); the baseline likewise for the other original
         m_succ = m_trials = 0
@@ -534,7 +556,7 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
             if c == 1:
                 m_succ += 1
                 m_found[int(ids[0])] = [_text(attrs, terms)]
-        planted, planted_drawn = draw(_tables(attrs, "o")[0], n, 0, 1)
+        planted, planted_drawn, planted_scanned = draw(_tables(attrs, "o")[0], n, 0, 1)
         mb_succ = mb_trials = 0
         others = set()
         counts, found = outcomes(planted)
@@ -550,19 +572,28 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
         row = _row(MULTIVARIATE, m_succ, m_trials, mb_succ, mb_trials, n,
                    note=f"{len(tried)} of {drawn} conjunctions of {low} to {top} terms drawn from "
                         f"release records isolate a release record; baseline: {len(planted)} of {planted_drawn} "
-                        f"drawn from originals are satisfied by no release record")
+                        f"drawn from originals are satisfied by no release record"
+                        + "".join(f"; the {what} draws stopped at {_MAX_SCANNED:,} candidate records checked"
+                                  for what, work in (("attack's", scanned), ("baseline's", planted_scanned))
+                                  if work >= _MAX_SCANNED))
         if row is not None:
             rows.append(row)
         evidence += _predicate_evidence(m_found, MULTIVARIATE)
 
-    frames = [pd.DataFrame(evidence, columns=["record", "attack", "evidence"]).astype({"record": np.int64})]
+    # ordered by record, then attack: the attacks' frames in the order of their names (EXACT's
+    # sorts first), then a stable sort by record alone (the exact attack's records already sorted)
+    frames = [pd.DataFrame([e for e in evidence if e[1] == attack], columns=["record", "attack", "evidence"])
+              for attack in sorted({e[1] for e in evidence})]
     if exact_evidence is not None:
         frames.insert(0, exact_evidence)
-    frame = pd.concat(frames, ignore_index=True)
-    frame.insert(1, "criterion", SINGLING_OUT)
-    frame = frame[EVIDENCE_COLUMNS].sort_values(["record", "attack"], kind="stable").reset_index(drop=True)
-    frame["record"] = frame["record"].astype(np.int64)
-    return rows, frame
+    frames = [f for f in frames if len(f)] or [pd.DataFrame(columns=["record", "attack", "evidence"])]
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    record = frame["record"].to_numpy(dtype=np.int64)
+    order = np.argsort(record, kind="stable")
+    out = pd.DataFrame({"record": record[order], "criterion": SINGLING_OUT,
+                        "attack": frame["attack"].to_numpy(dtype=object)[order],
+                        "evidence": frame["evidence"].to_numpy(dtype=object)[order]})
+    return rows, out[EVIDENCE_COLUMNS]
 
 
 def _extreme_baseline(so: np.ndarray, sr: np.ndarray) -> float:

@@ -314,6 +314,13 @@ def test_draw_cap_counts_draws(monkeypatch):
     note = rows_by_attack(rows)[MULTIVARIATE].note
     found, drawn = (int(x) for x in note.split(" conjunctions")[0].split(" of "))
     assert drawn == min(5000, so._COVER * len(r2) * math.comb(4, 2)) and found < 10_000
+    # the cap on candidate records checked: the draws stop after the first batch, the note says so
+    monkeypatch.setattr(so, "_MAX_SCANNED", 10)
+    rows, _ = singling_out(o, r2, KEYS, predicates=10_000, min_terms=2, max_terms=2, seed=1)
+    note = rows_by_attack(rows)[MULTIVARIATE].note
+    found, drawn = (int(x) for x in note.split(" conjunctions")[0].split(" of "))
+    assert drawn == so._FIRST_BATCH
+    assert "the attack's draws stopped at 10 candidate records checked" in note
 
 
 def test_original_released_unchanged_singles_out_every_unique(monkeypatch):

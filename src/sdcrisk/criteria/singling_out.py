@@ -26,11 +26,16 @@ weight built without the release. Three attacks, each a :class:`~.rows.Criterion
     Conjunctions of 2 to ``max_terms`` attributes, each built from a release record drawn at
     random: ``A == r.A`` for a categorical key, ``x <= r.x`` when ``r.x`` lies at or below the
     release's median of ``x`` and ``x >= r.x`` above it (the tail towards which ``r`` is rare;
-    Giomi et al. 2023). Distinct conjunctions are drawn until ``predicates`` of them isolate a
-    release record (at most one per record), or ``_DRAWS * predicates`` were drawn (in large
-    files few random records are extreme enough). An original singled out by an earlier
-    conjunction is not counted again: the outcomes of predicates about one record are one
-    outcome, not independent trials.
+    Giomi et al. 2023). Conjunctions are drawn in batches until ``predicates`` distinct ones
+    isolate a release record (at most one per record), as anonymeter keeps drawing: the draws
+    stop earlier only at a cap counted in draws and in work, never in seconds, so that the
+    result depends on the data and the seed alone: ``_MAX_ATTEMPTS`` draws (anonymeter's
+    ``max_attempts``, 10^7), ``_COVER`` (3) times the (record, attribute subset) pairs the file
+    offers (by then the draws have met ``1 - e^-3``, 95 %, of them), ``_MAX_SCANNED`` candidate
+    records checked (in files of millions of records, where few random records are extreme
+    enough; the row's ``note`` says when this cap stopped the draws). An original singled out by
+    an earlier conjunction is not counted again: the outcomes of predicates about one record are
+    one outcome, not independent trials.
 
 Every predicate is a guess the intruder can check on the release first: it is tried (a trial)
 when it isolates one release record, as the exact attack tries the release uniques (anonymeter
@@ -70,11 +75,12 @@ row's ``note`` says so.
 
 Evaluation never scans the table once per predicate: each attribute of either file is sorted
 once (an ``argsort`` per attribute); a term ``A == v``, ``x <= t`` or ``x >= t`` is then a
-contiguous slice of that order, found by binary search (``numpy.searchsorted``). A conjunction
-takes its smallest slice as candidates and checks the other terms on the candidates only, in
-growing chunks, and stops as soon as three records satisfy it (singling out only needs to know
-whether the count is 0, 1, 2 or more). Column names are used as data, never parsed, so any name
-works.
+contiguous slice of that order (a category's from its offsets, a tail's by binary search). A
+conjunction takes its smallest slice as candidates and checks the other terms on the candidates
+only, and stops as soon as three records satisfy it (singling out only needs to know whether the
+count is 0, 1, 2 or more). The drawn conjunctions are counted a batch at a time by one compiled
+loop (:mod:`.conjunctions`, numba), the counts exact. Column names are used as data, never
+parsed, so any name works.
 """
 
 from __future__ import annotations
@@ -386,7 +392,8 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
         ``floor(x / width)`` (a width > 0).
     predicates
         Number of multivariate conjunctions that isolate a release record to try (drawn until
-        found, at most ``20 * predicates`` drawn; as many for the baseline); >= 1.
+        found or a cap of draws and work is reached, see the module's docstring; as many for the
+        baseline); >= 1.
     min_terms, max_terms
         Terms per conjunction, drawn uniformly in ``min_terms..max_terms`` (``2 <= min_terms``,
         ``max_terms`` from 1 to 4; 1 keeps the univariate predicates only).

@@ -110,7 +110,7 @@ _OPS = {_EQ: "==", _LE: "<=", _GE: ">="}
 _FIRST_BATCH, _MAX_BATCH = 1024, 1 << 16  # conjunctions drawn and counted together
 _MAX_ATTEMPTS = 10_000_000  # conjunctions drawn, at most (anonymeter's max_attempts)
 _COVER = 3  # conjunctions drawn per (record, attribute subset) pair the file offers, at most
-_MAX_SCANNED = 100_000_000  # candidate records checked while drawing, at most (the work in large files)
+_MAX_SCANNED = 200_000_000  # candidate records checked while drawing, at most (the work in large files)
 _FIRST_CHUNK = 4096
 _MAX_CHUNK = 1 << 20
 

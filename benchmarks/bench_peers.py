@@ -4,6 +4,7 @@ SDMetrics' DCR protection, on the same files in the same run.
     bash benchmarks/peers/setup_peers.sh /work/peers-venv        # once: the peers' own environment
     python benchmarks/bench_peers.py [--sizes 10000,100000] [--peers-python /work/peers-venv/bin/python]
                                      [--n-attacks 500] [--timeout 2400] [--out benchmarks/results/peers]
+                                     [--singling-out-only]
 
 Files, per size ``n`` (seeded, written as CSV under ``--work``, never committed):
 
@@ -43,6 +44,11 @@ Attacks on each release (original = targets, control = control):
 * SDMetrics' DCROverfittingProtection (training = original, validation = control): a diagnostic,
   not a risk measure. Its brute-force pandas cross join runs on ``--dcr-subsample`` records of each
   file (its own ``num_rows_subsample`` option, one iteration) when the originals are more.
+
+``--singling-out-only``: anonymeter's two singling-out evaluators and sdcrisk's singling out alone
+(benchmarks/results/peers_singling_out.md: ``--out benchmarks/results/peers_singling_out --no-doc``).
+Times are wall-clock seconds; beside them, in parentheses, the CPU seconds: sdcrisk's process time
+during its call, anonymeter's whole child process (reading the files and importing included).
 
 Per-target time ratio: anonymeter's seconds per target (its targets and control targets; for
 singling out, its queries) over sdcrisk's seconds per target (all originals, plus the control

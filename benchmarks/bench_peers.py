@@ -4,6 +4,7 @@ SDMetrics' DCR protection, on the same files in the same run.
     bash benchmarks/peers/setup_peers.sh /work/peers-venv        # once: the peers' own environment
     python benchmarks/bench_peers.py [--sizes 10000,100000] [--peers-python /work/peers-venv/bin/python]
                                      [--n-attacks 500] [--timeout 2400] [--out benchmarks/results/peers]
+                                     [--singling-out-only]
 
 Files, per size ``n`` (seeded, written as CSV under ``--work``, never committed):
 
@@ -44,6 +45,11 @@ Attacks on each release (original = targets, control = control):
   not a risk measure. Its brute-force pandas cross join runs on ``--dcr-subsample`` records of each
   file (its own ``num_rows_subsample`` option, one iteration) when the originals are more.
 
+``--singling-out-only``: anonymeter's two singling-out evaluators and sdcrisk's singling out alone
+(benchmarks/results/peers_singling_out.md: ``--out benchmarks/results/peers_singling_out --no-doc``).
+Times are wall-clock seconds; beside them, in parentheses, the CPU seconds: sdcrisk's process time
+during its call, anonymeter's whole child process (reading the files and importing included).
+
 Per-target time ratio: anonymeter's seconds per target (its targets and control targets; for
 singling out, its queries) over sdcrisk's seconds per target (all originals, plus the control
 records for inference; for singling out, the predicates tried by the attack and its baseline).
@@ -58,6 +64,7 @@ import csv
 import json
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -128,6 +135,8 @@ def peer(python: str, job: dict, timeout: float, work: Path) -> dict:
     job = {**job, "out": path + ".out"}
     Path(path).write_text(json.dumps(job))
     t0 = time.perf_counter()
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu0 = used.ru_utime + used.ru_stime
     try:
         proc = subprocess.run([python, str(DRIVER), path], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
@@ -135,7 +144,10 @@ def peer(python: str, job: dict, timeout: float, work: Path) -> dict:
     if proc.returncode != 0 or not Path(job["out"]).exists():
         last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
         return {"status": "error", "wall_s": time.perf_counter() - t0, "error": last[:300]}
-    return json.loads(Path(job["out"]).read_text())
+    out = json.loads(Path(job["out"]).read_text())
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out["process_cpu_s"] = used.ru_utime + used.ru_stime - cpu0  # the whole child: reading, importing, evaluating
+    return out
 
 
 def make_files(n: int, work: Path, python: str, timeout: float) -> dict:
@@ -202,17 +214,18 @@ def sdcrisk_inference(original, control, release, secret: str) -> dict:
 def sdcrisk_singling_out(original, release, predicates: int) -> dict:
     from sdcrisk.criteria.singling_out import singling_out
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     rows, _ = singling_out(original[COLUMNS], release[COLUMNS], COLUMNS, predicates=predicates, min_terms=3,
                            max_terms=3, seed=SEED)
-    wall = time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     out = []
     for r in rows:
         ex, lo, hi = r.excess
         out.append({"attack": r.attack, "rate": r.percent, "low": r.interval[0], "high": r.interval[1],
                     "baseline": r.baseline_percent, "excess": ex, "excess_low": lo, "excess_high": hi,
                     "trials": r.trials, "baseline_trials": r.baseline_trials})
-    return {"wall_s": wall, "rows": out, "trials": sum(r.trials + r.baseline_trials for r in rows)}
+    return {"wall_s": wall, "cpu_s": cpu, "rows": out, "trials": sum(r.trials + r.baseline_trials for r in rows),
+            "note": next((r.note for r in rows if r.attack == "multivariate predicates"), "")}
 
 
 def mixed_numeric(frames: list[pd.DataFrame]) -> list[np.ndarray]:
@@ -286,6 +299,8 @@ def run_size(n: int, args, work: Path) -> dict:
         entry = {"anonymeter": {}, "sdcrisk": {}}
         release = frames[rel]
         for ev in EVALUATORS:
+            if args.singling_out_only and not ev.startswith("singling_out"):
+                continue
             name, _, secret = ev.partition(":")
             job = {"task": "anonymeter", "evaluator": name, "ori": str(paths["original"]), "syn": str(paths[rel]),
                    "control": str(paths["control"]), "n_attacks": args.n_attacks, "seed": SEED, "n_cols": 3,
@@ -305,6 +320,9 @@ def run_size(n: int, args, work: Path) -> dict:
             entry["sdcrisk"]["singling_out"] = sdcrisk_singling_out(original, release, args.n_attacks)
         except ImportError as exc:
             entry["sdcrisk"]["singling_out"] = {"status": "missing", "error": str(exc)}
+        if args.singling_out_only:
+            result["releases"][rel] = entry
+            continue
         for secret in SECRETS:
             try:
                 entry["sdcrisk"][f"inference:{secret}"] = sdcrisk_inference(original, control, release, secret)
@@ -441,8 +459,8 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
         lines += [f"### {n:,} originals, {res['control']:,} control records", "",
                   f"Synthetic release: {g['generator']} (SDV {g['sdv']}), fitted in {g['fit_s']:.1f} s, "
                   f"{g['rows']:,} records sampled in {g['sample_s']:.1f} s.", "",
-                  "| release | criterion | anonymeter: targets | anonymeter: s | anonymeter: attack / baseline / "
-                  "control rate | anonymeter: risk [95 % CI] | sdcrisk: s | sdcrisk: rates (all records) | "
+                  "| release | criterion | anonymeter: targets | anonymeter: s (CPU s of its process) | anonymeter: attack / "
+                  "baseline / control rate | anonymeter: risk [95 % CI] | sdcrisk: s (CPU s) | sdcrisk: rates (all records) | "
                   "per-target time ratio (anonymeter / sdcrisk) |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for rel, entry in res["releases"].items():
@@ -460,7 +478,10 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                     targets = f"{a['n_attacks']} queries asked, {a.get('queries_found', '')} found"
                 sdc = entry["sdcrisk"].get(SDC_FOR[base], {})
                 sdc_s = _fmt(sdc.get("wall_s"), 2) if "wall_s" in sdc else ""
-                lines.append(f"| {rel} | {key} | {targets} | {_fmt(a.get('wall_s'), 2)} | {rates} | {_risk(a)} | "
+                if "cpu_s" in sdc:
+                    sdc_s += f" ({_fmt(sdc['cpu_s'], 2)})"
+                a_s = _fmt(a.get("wall_s"), 2) + (f" ({_fmt(a['process_cpu_s'], 1)})" if "process_cpu_s" in a else "")
+                lines.append(f"| {rel} | {key} | {targets} | {a_s} | {rates} | {_risk(a)} | "
                              f"{sdc_s} | {_sdc_rate(entry['sdcrisk'], base)} | {_fmt(ratio, 0)} |")
                 csv_rows.append({"n": n, "release": rel, "criterion": key, "anonymeter_status": a.get("status"),
                                  "anonymeter_s": a.get("wall_s"), "anonymeter_targets": targets,
@@ -474,6 +495,9 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                                  "anonymeter_risk_high": a.get("risk_high"), "anonymeter_error": a.get("error", ""),
                                  "sdcrisk_s": sdc.get("wall_s"), "sdcrisk_rates": _sdc_rate(entry["sdcrisk"], base),
                                  "per_target_ratio": ratio})
+        if not any("sdmetrics_dcr" in e for e in res["releases"].values()):
+            lines.append("")
+            continue
         lines += ["", "Membership (sdcrisk, every original a member target and every control record a control "
                   "target) and SDMetrics' DCROverfittingProtection (a diagnostic, not a risk measure):", "",
                   "| release | sdcrisk membership: s | AUC [95 % CI], TPR at FPR 1 % / 0.1 % | SDMetrics DCR: s | "
@@ -532,6 +556,9 @@ def main(argv=None) -> int:
     ap.add_argument("--work", default=None, help="folder for the generated files (default: a temporary one)")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "peers"))
     ap.add_argument("--no-doc", action="store_true", help="leave docs/benchmarks.md as it is")
+    ap.add_argument("--singling-out-only", action="store_true",
+                    help="anonymeter's singling-out evaluators and sdcrisk's singling out only (no inference, "
+                         "linkage, membership, DCR); the tables then hold those rows alone")
     ap.add_argument("--calibration", type=int, default=0, metavar="R",
                     help="instead of the comparison: singling out on R independent releases at each size, "
                          "written to OUT_calibration.md")

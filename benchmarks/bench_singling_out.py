@@ -8,7 +8,8 @@ the original with 5 % of each key's cells recoded at random (PRAM-like). ``predi
 categorical keys and 3 numeric ones (a latent normal factor plus noise, lognormal, rounded), the
 release with the categorical cells recoded as above and the numeric values with 10 % multiplicative
 noise. ``evaluate`` times the predicate evaluation alone: the columns sorted, then the predicates
-(three-term conjunctions from random release records) counted in both files. The other cases
+(three-term conjunctions from random release records) counted in both files, in one batch (as
+``singling_out`` counts the conjunctions it draws). The other cases
 run :func:`sdcrisk.criteria.singling_out.singling_out` once. Each case runs in its own child
 process (``--child``): wall and CPU time of the whole call (the data already in memory; the code
 runs in one thread, so on a machine shared with other work the CPU time is the time it would
@@ -85,16 +86,19 @@ def evaluate(n: int, predicates: int) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     attrs = [so._Attribute(k, o[k], r[k], numeric=k not in cat) for k in o.columns]
     medians = [float(np.median(a.r)) if a.numeric else None for a in attrs]
-    counts = {"o": [0, 0, 0, 0], "r": [0, 0, 0, 0]}
-    for _ in range(predicates):
+    J = np.full((predicates, 3), -1, dtype=np.int64)
+    OP = np.zeros((predicates, 3), dtype=np.int64)
+    V = np.zeros((predicates, 3))
+    for b in range(predicates):
         i = int(rng.integers(n))
-        terms = []
-        for j in np.sort(rng.choice(len(attrs), size=3, replace=False)):
+        for t, j in enumerate(np.sort(rng.choice(len(attrs), size=3, replace=False))):
             a, v = attrs[j], attrs[j].r[i]
-            terms.append((int(j), (so._LE if v <= medians[j] else so._GE) if a.numeric else so._EQ,
-                          float(v) if a.numeric else int(v)))
-        for side in ("r", "o"):
-            counts[side][so._count(attrs, terms, side)[0]] += 1
+            J[b, t], V[b, t] = j, v
+            OP[b, t] = (so._LE if v <= medians[j] else so._GE) if a.numeric else so._EQ
+    counts = {}
+    for side in ("r", "o"):
+        c, _, _ = so._count_many(attrs, J, OP, V, side, 3)
+        counts[side] = np.bincount(c, minlength=4).tolist()
     seconds, cpu = time.perf_counter() - t0, time.process_time() - c0
     note = "; ".join(f"{'release' if s == 'r' else 'originals'}: count 0/1/2/3+ = " + "/".join(map(str, c))
                      for s, c in counts.items())

@@ -129,6 +129,22 @@ def brute_count(frames):
     return count
 
 
+def brute_count_many(frames):
+    """A ``_count_many`` that evaluates each conjunction of the batch with one boolean mask."""
+    one = brute_count(frames)
+
+    def count_many(attrs, J, OP, V, side="o", limit=3):
+        counts = np.zeros(len(J), dtype=np.int64)
+        rows = np.full((len(J), limit), -1, dtype=np.int64)
+        for b in range(len(J)):
+            terms = [(int(j), int(op), float(v)) for j, op, v in zip(J[b], OP[b], V[b]) if j >= 0]
+            c, ids = one(attrs, terms, side, limit)
+            counts[b] = c
+            rows[b, :len(ids)] = ids
+        return counts, rows, 0
+    return count_many
+
+
 def check_against_brute(o, r, coarsen, monkeypatch, **kw):
     rows, ev = singling_out(o, r, KEYS, coarsen=coarsen, seed=7, **kw)
     got = rows_by_attack(rows)
@@ -148,6 +164,7 @@ def check_against_brute(o, r, coarsen, monkeypatch, **kw):
     # multivariate: the same predicates (same seed) evaluated by one mask each
     with monkeypatch.context() as mp:
         mp.setattr(so, "_count", brute_count({"o": o, "r": r}))
+        mp.setattr(so, "_count_many", brute_count_many({"o": o, "r": r}))
         brute_rows, brute_ev = singling_out(o, r, KEYS, coarsen=coarsen, seed=7, **kw)
     assert rows_by_attack(brute_rows)[MULTIVARIATE] == got[MULTIVARIATE]
     pd.testing.assert_frame_equal(brute_ev, ev)
@@ -208,6 +225,102 @@ def test_count_equals_a_mask_on_random_predicates():
             assert c == bc
             if c < limit:  # all of them found: the same records
                 assert sorted(ids) == sorted(bids)
+
+
+def random_terms(rng, attrs, frames, top):
+    """A conjunction of 1 to ``top`` terms built from a random record of either file, each term
+    ``==`` (categorical) or a random tail (numeric), as ``(J, OP, V)`` rows padded with -1."""
+    src = frames["o"] if rng.random() < 0.5 else frames["r"]
+    i = int(rng.integers(len(src)))
+    cols = sorted(rng.choice(len(attrs), size=int(rng.integers(1, top + 1)), replace=False))
+    J, OP, V = np.full(top, -1), np.zeros(top, dtype=np.int64), np.zeros(top)
+    for t, j in enumerate(cols):
+        a, x = attrs[j], src[attrs[j].name].iloc[i]
+        J[t] = j
+        if a.numeric:
+            OP[t], V[t] = (so._LE if rng.random() < 0.5 else so._GE), float(x)
+        else:
+            OP[t], V[t] = so._EQ, pd.Index(a.labels).get_loc(x)
+    return J, OP, V
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_count_many_equals_a_mask_per_conjunction(seed):
+    """The batched counts (the smallest slice walked by the compiled loop) against one boolean
+    mask per conjunction over the whole file: both files, ties (ages rounded to 5 years, incomes
+    to 100), categorical and numeric terms, every limit; the records themselves when all found."""
+    rng = np.random.default_rng(seed)
+    o, r = make(int(rng.integers(100, 400)), rng), make(int(rng.integers(50, 300)), rng)
+    o[AGE] = np.round(o[AGE] / 5) * 5
+    frames = {"o": o, "r": r}
+    attrs = [so._Attribute(k, o[k], r[k], numeric=k in (AGE, INCOME)) for k in KEYS]
+    brute = brute_count(frames)
+    batch = [random_terms(rng, attrs, frames, 4) for _ in range(400)]
+    J, OP, V = (np.array([t[i] for t in batch]) for i in range(3))
+    for side in ("o", "r"):
+        for limit in (1, 2, 3):
+            counts, rows, scanned = so._count_many(attrs, J, OP, V, side, limit)
+            assert scanned > 0
+            seen = set()
+            for b in range(len(batch)):
+                terms = [(int(j), int(op), float(v)) for j, op, v in zip(J[b], OP[b], V[b]) if j >= 0]
+                c, ids = brute(attrs, terms, side, limit)
+                assert counts[b] == c, (side, limit, terms)
+                assert (rows[b, c:] == -1).all()
+                if c < limit:  # all of them found: the same records
+                    assert sorted(rows[b, :c]) == sorted(ids)
+                else:  # records that satisfy the conjunction, distinct
+                    got = rows[b]
+                    assert len(set(got.tolist())) == limit
+                    df = frames[side]
+                    for i in got:
+                        assert brute(attrs, terms + [], side, len(df))[1].tolist().count(i) == 1
+                seen.add(int(counts[b]))
+            assert seen >= {0, limit} if limit > 1 else seen == {0, 1}
+
+
+def test_draws_until_the_predicates_asked_for_are_found():
+    """Conjunctions are drawn until as many isolate a release record as asked for (more than 20
+    draws per one asked for here), never more than the cap of draws; the same seed draws the
+    same ones."""
+    rng = np.random.default_rng(8)
+    o, r = make(3000, rng), make(3000, rng)
+    for frame in (o, r):  # coarse keys: few conjunctions isolate a record
+        frame[AGE] = np.round(frame[AGE] / 5) * 5
+        frame[INCOME] = np.round(frame[INCOME], -3)
+    rows, _ = singling_out(o, r, KEYS, predicates=60, min_terms=2, max_terms=3, seed=5)
+    note = rows_by_attack(rows)[MULTIVARIATE].note
+    found, drawn = (int(x) for x in note.split(" conjunctions")[0].split(" of "))
+    assert found == 60 and drawn > 20 * 60
+    again, _ = singling_out(o, r, KEYS, predicates=60, min_terms=2, max_terms=3, seed=5)
+    assert again == rows
+
+
+def test_draw_cap_counts_draws(monkeypatch):
+    """The cap is a number of draws: anonymeter's 10^7, and at most ``_COVER`` times the (record,
+    attribute subset) pairs of the file; with a smaller cap the draws stop there."""
+    rng = np.random.default_rng(9)
+    o = make(200, rng)
+    for frame in (o,):
+        frame[AGE] = np.round(frame[AGE] / 20) * 20
+        frame[INCOME] = np.round(frame[INCOME], -5)
+    release = o.sample(frac=1.0, replace=True, random_state=1).reset_index(drop=True)
+    release = pd.concat([release, release], ignore_index=True)  # every record at least twice: none isolated
+    rows, _ = singling_out(o, release, KEYS, predicates=10, min_terms=2, max_terms=2, seed=1)
+    assert MULTIVARIATE not in rows_by_attack(rows)  # no conjunction to try
+    monkeypatch.setattr(so, "_MAX_ATTEMPTS", 5000)
+    r2 = make(200, rng)
+    rows, _ = singling_out(o, r2, KEYS, predicates=10_000, min_terms=2, max_terms=2, seed=1)
+    note = rows_by_attack(rows)[MULTIVARIATE].note
+    found, drawn = (int(x) for x in note.split(" conjunctions")[0].split(" of "))
+    assert drawn == min(5000, so._COVER * len(r2) * math.comb(4, 2)) and found < 10_000
+    # the cap on candidate records checked: the draws stop after the first batch, the note says so
+    monkeypatch.setattr(so, "_MAX_SCANNED", 10)
+    rows, _ = singling_out(o, r2, KEYS, predicates=10_000, min_terms=2, max_terms=2, seed=1)
+    note = rows_by_attack(rows)[MULTIVARIATE].note
+    found, drawn = (int(x) for x in note.split(" conjunctions")[0].split(" of "))
+    assert drawn == so._FIRST_BATCH
+    assert "the attack's draws stopped at 10 candidate records checked" in note
 
 
 def test_original_released_unchanged_singles_out_every_unique(monkeypatch):

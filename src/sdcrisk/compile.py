@@ -111,6 +111,23 @@ def _library_calls(group: str, x: np.ndarray, y: np.ndarray) -> None:
                               np.array([10.0, 1.0, 9.5]), 2, paths_min=0)
 
 
+def _singling_out_calls() -> None:
+    """The singling-out criterion on a mixed-type pair (category codes and numbers), and its
+    conjunction walk with both index types of the sorted orders (int32, and int64 for files of
+    2^31 records or more: a two-record file of one category here)."""
+    from .criteria.conjunctions import _walk
+    from .criteria.singling_out import singling_out
+
+    orig, masked = _mixed_files()
+    keys = ["region", "kind"] + [c for c in orig.columns if c not in ("rid", "region", "kind")][:2]
+    singling_out(orig, masked, keys, categorical=["kind"], predicates=20, seed=0)
+    for index in (np.int32, np.int64):
+        terms = np.zeros((1, 2), dtype=np.int64)
+        _walk(terms, terms, np.zeros((1, 2)), 3, np.zeros((2, 2)), np.zeros((2, 2), dtype=index),
+              np.zeros((1, 2)), np.full(2, -1), np.array([0, 2, 2]), np.zeros(2, dtype=np.int64),
+              np.zeros(1, dtype=np.int64), np.zeros((1, 3), dtype=np.int64))
+
+
 def compile_group(group: str) -> None:
     """Run the attacks or masking methods of ``group`` once on small files (so their kernels are
     compiled with the argument types of real calls and cached), then write the group's stamp."""
@@ -123,7 +140,9 @@ def compile_group(group: str) -> None:
     attacks = GROUPS[group][1]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # e.g. EM convergence on the tiny files
-        if group in ("mdav", "masking"):
+        if group == "singling":
+            _singling_out_calls()
+        elif group in ("mdav", "masking"):
             from .masking import METHODS, mask
 
             x = _example_files(tied=False)[0].to_numpy()[:, 1:]

@@ -70,6 +70,7 @@ GROUPS = {
     "location": ((*_TREE, _L + "location", _L + "distance", _M + "swapping", _M + "radix", _FIXED), ("RS-RL(p<=20%)", "L-RL(MA)")),
     "graded": ((*_TREE, _L + "graded", _L + "probabilistic", _L + "assignment"), ("PRL-graded",)),
     "projected": ((*_TREE, _L + "projected", _L + "distance", *_MA, _FIXED), ("Pro-RL-PCP", "Pro-RL-Zscore")),
+    "singling": (("sdcrisk.criteria.conjunctions",), ()),  # the singling-out criterion's conjunction counts
 }
 #: groups compiled after the groups whose kernels they call: they load those from the cache
 #: instead of compiling them a second time in a parallel process

@@ -26,11 +26,16 @@ weight built without the release. Three attacks, each a :class:`~.rows.Criterion
     Conjunctions of 2 to ``max_terms`` attributes, each built from a release record drawn at
     random: ``A == r.A`` for a categorical key, ``x <= r.x`` when ``r.x`` lies at or below the
     release's median of ``x`` and ``x >= r.x`` above it (the tail towards which ``r`` is rare;
-    Giomi et al. 2023). Distinct conjunctions are drawn until ``predicates`` of them isolate a
-    release record (at most one per record), or ``_DRAWS * predicates`` were drawn (in large
-    files few random records are extreme enough). An original singled out by an earlier
-    conjunction is not counted again: the outcomes of predicates about one record are one
-    outcome, not independent trials.
+    Giomi et al. 2023). Conjunctions are drawn in batches until ``predicates`` distinct ones
+    isolate a release record (at most one per record), as anonymeter keeps drawing: the draws
+    stop earlier only at a cap counted in draws and in work, never in seconds, so that the
+    result depends on the data and the seed alone: ``_MAX_ATTEMPTS`` draws (anonymeter's
+    ``max_attempts``, 10^7), ``_COVER`` (3) times the (record, attribute subset) pairs the file
+    offers (by then the draws have met ``1 - e^-3``, 95 %, of them), ``_MAX_SCANNED`` candidate
+    records checked (in files of millions of records, where few random records are extreme
+    enough; the row's ``note`` says when this cap stopped the draws). An original singled out by
+    an earlier conjunction is not counted again: the outcomes of predicates about one record are
+    one outcome, not independent trials.
 
 Every predicate is a guess the intruder can check on the release first: it is tried (a trial)
 when it isolates one release record, as the exact attack tries the release uniques (anonymeter
@@ -70,21 +75,26 @@ row's ``note`` says so.
 
 Evaluation never scans the table once per predicate: each attribute of either file is sorted
 once (an ``argsort`` per attribute); a term ``A == v``, ``x <= t`` or ``x >= t`` is then a
-contiguous slice of that order, found by binary search (``numpy.searchsorted``). A conjunction
-takes its smallest slice as candidates and checks the other terms on the candidates only, in
-growing chunks, and stops as soon as three records satisfy it (singling out only needs to know
-whether the count is 0, 1, 2 or more). Column names are used as data, never parsed, so any name
-works.
+contiguous slice of that order (a category's from its offsets, a tail's by binary search). A
+conjunction takes its smallest slice as candidates and checks the other terms on the candidates
+only, and stops as soon as three records satisfy it (singling out only needs to know whether the
+count is 0, 1, 2 or more). The drawn conjunctions are counted a batch at a time by one compiled
+loop (:mod:`.conjunctions`, numba), the counts exact. Column names are used as data, never
+parsed, so any name works.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
 
+from .conjunctions import count_many as _count_many
+from .conjunctions import tables as _tables
+from .conjunctions import terms_of as _terms_of
 from .rows import SINGLING_OUT, CriterionRow
 
 EXACT = "exact (keys)"
@@ -97,7 +107,10 @@ EVIDENCE_COLUMNS = ["record", "criterion", "attack", "evidence"]
 
 _EQ, _LE, _GE = 0, 1, 2
 _OPS = {_EQ: "==", _LE: "<=", _GE: ">="}
-_DRAWS = 20  # conjunctions drawn per one asked for, at most (most do not isolate a record in large files)
+_FIRST_BATCH, _MAX_BATCH = 1024, 1 << 16  # conjunctions drawn and counted together
+_MAX_ATTEMPTS = 10_000_000  # conjunctions drawn, at most (anonymeter's max_attempts)
+_COVER = 3  # conjunctions drawn per (record, attribute subset) pair the file offers, at most
+_MAX_SCANNED = 200_000_000  # candidate records checked while drawing, at most (the work in large files)
 _FIRST_CHUNK = 4096
 _MAX_CHUNK = 1 << 20
 
@@ -167,7 +180,10 @@ class _Attribute:
             lo = min(int(ov.min()), int(rv.min()))
             hi = max(int(ov.max()), int(rv.max()))
             if hi - lo < 2**20:
-                self.o, self.r = ov.astype(np.int64) - lo, rv.astype(np.int64) - lo
+                if lo == 0 and (ov.dtype.kind, rv.dtype.kind) == ("i", "i"):
+                    self.o, self.r = ov, rv  # already codes from 0: used as they are, no copy
+                else:
+                    self.o, self.r = np.subtract(ov, lo, dtype=np.int64), np.subtract(rv, lo, dtype=np.int64)
                 self.labels = np.arange(lo, hi + 1)
             else:
                 self._factorize(o, r)
@@ -278,20 +294,31 @@ def _row(attack, successes, trials, b_successes, b_trials, n, note=""):
                         note=note)
 
 
+_DENSE = 2**27  # combined keys counted in an array of that many cells at most (1 GiB of counts)
+
+
 def _combine(codes_o: list[np.ndarray], codes_r: list[np.ndarray]):
-    """One code per record for the combination of several code columns (joint over both files)."""
-    n = codes_o[0].size
-    key = np.zeros(n + codes_r[0].size, dtype=np.int64)
+    """One code per record for the combination of several code columns (joint over both files):
+    ``(codes of the originals, codes of the release, number of codes)``. The mixed-radix number
+    of the codes when the product of the cardinalities is small enough to count in an array
+    (``_DENSE`` cells, at most 8 per record), otherwise those numbers renumbered (``pd.factorize``,
+    a hash table, whenever the product would pass 2^62 and at the end)."""
+    n, m = codes_o[0].size, codes_r[0].size
+    ko, kr = np.zeros(n, dtype=np.int64), np.zeros(m, dtype=np.int64)
     card = 1
     for co, cr in zip(codes_o, codes_r):
-        c = np.concatenate([co, cr]).astype(np.int64)
-        k = int(c.max()) + 1 if c.size else 1
+        k = max(int(co.max()) if co.size else 0, int(cr.max()) if cr.size else 0) + 1
         if card * k >= 2**62:
-            key, uniques = pd.factorize(key)
-            card = len(uniques)
-        key = key * k + c
+            key, uniques = pd.factorize(np.concatenate([ko, kr]))
+            ko, kr, card = key[:n].astype(np.int64), key[n:].astype(np.int64), len(uniques)
+        ko *= k
+        ko += co
+        kr *= k
+        kr += cr
         card *= k
-    key, uniques = pd.factorize(key)
+    if card <= min(_DENSE, 8 * (n + m)):
+        return ko, kr, card
+    key, uniques = pd.factorize(np.concatenate([ko, kr]))
     return key[:n], key[n:], len(uniques)
 
 
@@ -329,15 +356,20 @@ def _exact(original, release, keys, cat, coarsen, n):
     row = _row(EXACT, successes, trials, b_succ, b_trials, n,
                note=f"keys: {', '.join(map(str, (d[0] for d in describe)))}")
     records = np.flatnonzero((co[ko] == 1) & (cr[ko] == 1))
-    # the evidence built per category, then gathered per record (millions of records at scale)
-    columns = []
+    # the evidence: the words written once per category (the first key's with the sentence's
+    # start, the last key's with its end), then joined per record by numpy's element-wise string
+    # concatenation of object arrays (millions of records at scale)
+    text = None
+    last = len(describe) - 1
     for j, (k, kind, w, extra) in enumerate(describe):
         if kind == "bin":
             words = [f"{_quote(k)} in [{format(b * w, '.10g')}, {format((b + 1) * w, '.10g')})" for b in extra]
         else:
             words = [f"{_quote(k)} == {extra.render(c)}" for c in range(len(extra.labels))]
-        columns.append(np.asarray(words, dtype=object)[parts_o[j][records]])
-    text = ["the only record with " + " and ".join(t) + " in the original and in the release" for t in zip(*columns)]
+        head = "the only record with " if j == 0 else " and "
+        tail = " in the original and in the release" if j == last else ""
+        words = np.asarray([head + x + tail for x in words], dtype=object)[parts_o[j][records]]
+        text = words if text is None else text + words
     frame = pd.DataFrame({"record": records.astype(np.int64), "attack": EXACT, "evidence": text})
     return row, frame
 
@@ -360,7 +392,8 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
         ``floor(x / width)`` (a width > 0).
     predicates
         Number of multivariate conjunctions that isolate a release record to try (drawn until
-        found, at most ``20 * predicates`` drawn; as many for the baseline); >= 1.
+        found or a cap of draws and work is reached, see the module's docstring; as many for the
+        baseline); >= 1.
     min_terms, max_terms
         Terms per conjunction, drawn uniformly in ``min_terms..max_terms`` (``2 <= min_terms``,
         ``max_terms`` from 1 to 4; 1 keeps the univariate predicates only).
@@ -440,48 +473,89 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
         low = min(min_terms, top)
         medians = [float(np.median(a.r)) if a.numeric else None for a in attrs]
 
-        def draw(values, size, keep):
-            """Distinct conjunctions built from random records of ``values``, at most one kept per
-            record, until ``predicates`` pass ``keep`` or ``_DRAWS`` times ``predicates`` have
-            been drawn."""
-            seen, kept, sources = set(), [], set()
-            budget = _DRAWS * predicates
-            while budget > 0 and len(kept) < predicates:
-                batch = min(256, budget)
-                budget -= batch
-                # records, term counts and attribute subsets drawn a batch at a time
-                records = rng.integers(size, size=batch).tolist()
-                sizes = rng.integers(low, top + 1, size=batch).tolist()
-                subsets = np.argsort(rng.random((batch, len(attrs))), axis=1)
-                for i, k, subset in zip(records, sizes, subsets):
+        k = len(attrs)
+        # the attribute subsets of each size, listed once: a subset of a drawn size is one index
+        subsets_of = {t: np.array(list(itertools.combinations(range(k), t)), dtype=np.int64).reshape(-1, t)
+                      for t in range(low, top + 1)}
+        space = sum(len(c) for c in subsets_of.values())
+        numeric = np.array([a.numeric for a in attrs])
+        medians_ = np.array([np.nan if med is None else med for med in medians])
+
+        def draw(values, size, keep_count, side_limit):
+            """Conjunctions built from random records of ``values`` (a file's key values, record
+            by record; a term count, then a subset of
+            the attributes of that size, uniformly), at most one kept per record, a conjunction
+            kept once (when its count in the release, up to ``side_limit``, is ``keep_count``),
+            drawn in batches until ``predicates`` are kept or the cap is reached: at most
+            ``_MAX_ATTEMPTS`` (anonymeter's default) and ``_COVER`` times as many as the records
+            and attribute subsets (the draws then have met nearly every conjunction the file
+            offers, ``1 - exp(-_COVER)`` of them). The cap counts draws, not seconds: the result
+            depends on the data and the seed alone."""
+            sources, kept_terms = set(), set()
+            kept = []  # (terms, record)
+            last = 0
+            cap = min(_MAX_ATTEMPTS, _COVER * size * space)
+            attempts = 0
+            batch = _FIRST_BATCH
+            scanned = 0
+            while attempts < cap and scanned < _MAX_SCANNED and len(kept) < predicates:
+                b = min(batch, cap - attempts)
+                attempts += b
+                records = rng.integers(size, size=b)
+                sizes = rng.integers(low, top + 1, size=b)
+                pick = rng.random(b)
+                J = np.full((b, top), -1, dtype=np.int64)
+                for t, combos in subsets_of.items():
+                    rows_t = np.flatnonzero(sizes == t)
+                    J[rows_t, :t] = combos[(pick[rows_t] * len(combos)).astype(np.int64)]
+                used = J >= 0
+                Jc = np.where(used, J, 0)
+                V = np.where(used, values[records[:, None], Jc], 0.0) + 0.0  # -0.0 and 0.0: one predicate
+                OP = np.where(used & numeric[Jc], np.where(V <= medians_[Jc], _LE, _GE), _EQ)
+                c, _, work = _count_many(attrs, J, OP, V, "r", side_limit)
+                scanned += work
+                for i in np.flatnonzero(c == keep_count).tolist():
                     if len(kept) == predicates:
                         break
-                    if i in sources:
+                    last = attempts - b + i + 1  # the draws up to this one
+                    r = int(records[i])
+                    if r in sources:
                         continue
-                    terms = []
-                    for j in sorted(subset[:k].tolist()):
-                        v = values[j][i]
-                        if attrs[j].numeric:
-                            terms.append((j, _LE if v <= medians[j] else _GE, float(v)))
-                        else:
-                            terms.append((j, _EQ, int(v)))
-                    terms = tuple(terms)
-                    if terms not in seen:
-                        seen.add(terms)
-                        if keep(terms):
-                            kept.append((terms, i))
-                            sources.add(i)
-            return kept, len(seen)
+                    terms = _terms_of(J[i], OP[i], V[i], attrs)
+                    if terms in kept_terms:  # the same conjunction from another record
+                        continue
+                    sources.add(r)
+                    kept_terms.add(terms)
+                    kept.append((terms, r))
+                # the next batch: about as many as the rate so far needs, between the first size and
+                # the largest (double the last while none is kept)
+                need = (predicates - len(kept)) * attempts // len(kept) + 1 if kept else 2 * b
+                batch = int(min(max(need, _FIRST_BATCH), _MAX_BATCH))
+            return kept, (last if len(kept) == predicates else attempts), scanned
+
+        def outcomes(kept):
+            """Counts (up to 3) and records of the kept conjunctions in the originals."""
+            if not kept:
+                return np.empty(0, dtype=np.int64), np.empty((0, 3), dtype=np.int64)
+            top_ = max(len(t) for t, _ in kept)
+            J = np.full((len(kept), top_), -1, dtype=np.int64)
+            OP = np.zeros((len(kept), top_), dtype=np.int64)
+            V = np.zeros((len(kept), top_), dtype=np.float64)
+            for i, (terms, _) in enumerate(kept):
+                for t, (j, op, v) in enumerate(terms):
+                    J[i, t], OP[i, t], V[i, t] = j, op, v
+            c, ids, _ = _count_many(attrs, J, OP, V, "o", 3)
+            return c, ids
 
         # attack: conjunctions that isolate their record in the release; baseline: conjunctions
         # from originals that no release record satisfies (they isolate o in release + {o})
-        tried, drawn = draw([a.r for a in attrs], m, lambda t: _count(attrs, t, "r", limit=2)[0] == 1)
+        tried, drawn, scanned = draw(_tables(attrs, "r")[0], m, 1, 2)
         # an original singled out by an earlier conjunction is not counted again (its predicates'
         # outcomes are one, not independent trials); the baseline likewise for the other original
         m_succ = m_trials = 0
         m_found: dict[int, list[str]] = {}
-        for terms, _ in tried:
-            c, ids = _count(attrs, terms)
+        counts, found = outcomes(tried)
+        for (terms, _), c, ids in zip(tried, counts.tolist(), found):
             if c == 1 and int(ids[0]) in m_found:
                 m_found[int(ids[0])].append(_text(attrs, terms))
                 continue
@@ -489,11 +563,12 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
             if c == 1:
                 m_succ += 1
                 m_found[int(ids[0])] = [_text(attrs, terms)]
-        planted, _ = draw([a.o for a in attrs], n, lambda t: _count(attrs, t, "r", limit=1)[0] == 0)
+        planted, planted_drawn, planted_scanned = draw(_tables(attrs, "o")[0], n, 0, 1)
         mb_succ = mb_trials = 0
         others = set()
-        for terms, o in planted:
-            c, ids = _count(attrs, terms)
+        counts, found = outcomes(planted)
+        for (terms, o), c, ids in zip(planted, counts.tolist(), found):
+            ids = ids[:c]
             other = int(ids[ids != o][0]) if c == 2 else -1
             if other in others:
                 continue
@@ -502,20 +577,30 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
                 mb_succ += 1
                 others.add(other)
         row = _row(MULTIVARIATE, m_succ, m_trials, mb_succ, mb_trials, n,
-                   note=f"{len(tried)} of {drawn} distinct conjunctions of {low} to {top} terms drawn from "
-                        f"release records isolate a release record")
+                   note=f"{len(tried)} of {drawn} conjunctions of {low} to {top} terms drawn from "
+                        f"release records isolate a release record; baseline: {len(planted)} of {planted_drawn} "
+                        f"drawn from originals are satisfied by no release record"
+                        + "".join(f"; the {what} draws stopped at {_MAX_SCANNED:,} candidate records checked"
+                                  for what, work in (("attack's", scanned), ("baseline's", planted_scanned))
+                                  if work >= _MAX_SCANNED))
         if row is not None:
             rows.append(row)
         evidence += _predicate_evidence(m_found, MULTIVARIATE)
 
-    frames = [pd.DataFrame(evidence, columns=["record", "attack", "evidence"]).astype({"record": np.int64})]
+    # ordered by record, then attack: the attacks' frames in the order of their names (EXACT's
+    # sorts first), then a stable sort by record alone (the exact attack's records already sorted)
+    frames = [pd.DataFrame([e for e in evidence if e[1] == attack], columns=["record", "attack", "evidence"])
+              for attack in sorted({e[1] for e in evidence})]
     if exact_evidence is not None:
         frames.insert(0, exact_evidence)
-    frame = pd.concat(frames, ignore_index=True)
-    frame.insert(1, "criterion", SINGLING_OUT)
-    frame = frame[EVIDENCE_COLUMNS].sort_values(["record", "attack"], kind="stable").reset_index(drop=True)
-    frame["record"] = frame["record"].astype(np.int64)
-    return rows, frame
+    frames = [f for f in frames if len(f)] or [pd.DataFrame(columns=["record", "attack", "evidence"])]
+    frame = pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
+    record = frame["record"].to_numpy(dtype=np.int64)
+    order = np.argsort(record, kind="stable")
+    out = pd.DataFrame({"record": record[order], "criterion": SINGLING_OUT,
+                        "attack": frame["attack"].to_numpy(dtype=object)[order],
+                        "evidence": frame["evidence"].to_numpy(dtype=object)[order]})
+    return rows, out[EVIDENCE_COLUMNS]
 
 
 def _extreme_baseline(so: np.ndarray, sr: np.ndarray) -> float:

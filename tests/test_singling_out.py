@@ -44,19 +44,27 @@ def brute_exact(o, r, cat_keys, coarsen):
     tuples_r = list(kr.itertuples(index=False, name=None))
     trials = sum(1 for t in tuples_r if cr[t] == 1)
     successes = sum(1 for t in tuples_r if cr[t] == 1 and co.get(t, 0) == 1)
-    b_trials = sum(1 for t in tuples_o if t not in cr.index)
-    b_succ = sum(1 for t in tuples_o if t not in cr.index and co[t] == 2)
-    b_squares = sum(co[t] ** 2 for t in set(tuples_o) if t not in cr.index)  # clusters: one key
-    b_succ, b_trials = effective(b_succ, b_trials, b_squares)
+    clusters = [int(co[t]) for t in set(tuples_o) if t not in cr.index]  # planted originals sharing a key
+    b_succ, b_trials = effective(clusters)
     records = [i for i, t in enumerate(tuples_o) if co[t] == 1 and cr.get(t, 0) == 1]
     return successes, trials, b_succ, b_trials, records
 
 
-def effective(successes, trials, squares):
-    """Kish's effective number of trials for clusters of one outcome each."""
+def effective(clusters):
+    """Effective trials of the planted baseline: clusters of c originals, a success when c == 2;
+    n_eff = p (1 - p) / (variance of the ratio over clusters), Kish's trials^2 / sum(c^2) when
+    every cluster has one outcome; at most the planted originals."""
+    trials = sum(clusters)
     if trials == 0:
         return 0, 0
-    eff = max(1, round(trials ** 2 / squares))
+    successes = sum(c for c in clusters if c == 2)
+    p = successes / trials
+    if 0 < p < 1:
+        variance = sum((c * (c == 2) - p * c) ** 2 for c in clusters) / trials ** 2
+        eff = p * (1 - p) / variance
+    else:
+        eff = trials ** 2 / sum(c * c for c in clusters)
+    eff = min(trials, max(1, round(eff)))
     return successes * eff / trials, eff
 
 
@@ -82,7 +90,8 @@ def split_probability(values_o, values_r):
 
 
 def brute_univariate(o, r, cat, num):
-    succ = trials = cat_trials = b_succ = b_trials = b_squares = 0
+    succ = trials = cat_trials = 0
+    clusters = []
     extremes = 0.0
     for c in cat:
         for v, k in r[c].value_counts().items():
@@ -90,11 +99,7 @@ def brute_univariate(o, r, cat, num):
                 trials += 1
                 cat_trials += 1
                 succ += int((o[c] == v).sum() == 1)
-        for v in o[c]:
-            if not (r[c] == v).any():
-                b_trials += 1
-                b_succ += int((o[c] == v).sum() == 2)
-        b_squares += sum((o[c] == v).sum() ** 2 for v in set(o[c]) if not (r[c] == v).any())
+        clusters += [int((o[c] == v).sum()) for v in set(o[c]) if not (r[c] == v).any()]
     for c in num:
         lo, hi = r[c].min(), r[c].max()
         for side, ext, vo, vr in ((0, lo, o[c], r[c]), (1, hi, -o[c], -r[c])):
@@ -105,7 +110,7 @@ def brute_univariate(o, r, cat, num):
                 extremes += p_success / p_kept
     # the baseline weighted as the attack's trials: rare values at the planted rate, extremes at
     # their split probability
-    eff_succ, eff_trials = effective(b_succ, b_trials, b_squares)
+    eff_succ, eff_trials = effective(clusters)
     rate_cat = eff_succ / eff_trials if eff_trials else (1 - 1 / len(o)) ** (len(o) - 1)
     base_trials = (eff_trials if cat_trials else 0) + (trials - cat_trials) or trials
     base = (cat_trials * rate_cat + extremes) / trials * base_trials if trials else 0
@@ -420,3 +425,27 @@ def test_key_missing_from_the_release_is_named():
     o = make(30, rng)
     with pytest.raises(ValueError, match=r"^keys: column 'and' is not in the release$"):
         singling_out(o, o.drop(columns=[SEX]), KEYS, seed=0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_effective_trials_match_the_cluster_variance_of_the_baseline_rate(seed):
+    """The planted baseline's effective trials: p (1 - p) / n_eff equals the variance of the
+    ratio over clusters (every cluster of 2 a success, other sizes failures), computed here from
+    cluster totals; Kish's count where every cluster has the same outcome; never more trials than
+    planted originals."""
+    rng = np.random.default_rng(seed)
+    sizes = rng.choice([1, 1, 1, 2, 2, 3, 5], size=400)
+    succ, eff = so._effective(sizes)
+    total = sizes.sum()
+    y = (sizes == 2).astype(float) * sizes  # successes per cluster
+    p = y.sum() / total
+    variance = ((y - p * sizes) ** 2).sum() / total**2
+    assert eff == round(p * (1 - p) / variance)
+    assert succ / eff == pytest.approx(p)
+    assert 1 <= eff <= total
+    # one outcome for every cluster: Kish's effective number of trials
+    for same in (np.full(50, 2), np.array([1, 3, 4, 1, 5])):
+        succ, eff = so._effective(same)
+        assert eff == max(1, round(same.sum() ** 2 / (same**2).sum()))
+        assert succ / eff == pytest.approx(float((same == 2).all()))
+    assert so._effective(np.empty(0)) == (0.0, 0)

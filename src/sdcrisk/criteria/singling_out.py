@@ -56,8 +56,8 @@ occur in the release; for the rare values, every original holding a categorical 
 from the release; for the multivariate predicates, originals drawn at random as release records are for the attack, the
 predicate built from each as from a release record (the release's medians choose the tails; an
 "other original" already counted is not counted again). Originals sharing a key or value have
-one outcome between them: the exact and rare-value baselines count them as Kish's effective
-number of trials. An extreme (``x <= min``, ``x >= max``) has its baseline computed exactly
+one outcome between them: the exact and rare-value baselines count them as an effective number
+of independent trials, from the variance of a ratio over clusters (:func:`_effective`). An extreme (``x <= min``, ``x >= max``) has its baseline computed exactly
 instead: under independence the release is a random ``m`` of the ``n + m`` pooled values, and the
 probability that one release value holds the minimum and exactly one original lies at or below
 it follows by counting (:func:`_extreme_baseline`; planting originals beyond the release's
@@ -268,15 +268,37 @@ def _trivial_successes(n: int, trials: int) -> float:
     return trials * p
 
 
-def _effective(successes: float, trials: int, squares: int) -> tuple[float, int]:
-    """The planted-original baseline in effective trials: originals sharing a key (or value) have
-    one outcome between them, a cluster; ``trials`` originals in clusters whose squared sizes sum
-    to ``squares`` count as Kish's effective number ``trials^2 / squares`` of independent trials
-    (rounded, at least 1), the successes scaled with them (the rate unchanged)."""
-    if trials == 0:
+def _effective(sizes: np.ndarray) -> tuple[float, int]:
+    """The planted-original baseline in effective trials.
+
+    Originals sharing a key (or value) are planted together and have one outcome between them:
+    a cluster of ``c`` originals succeeds when ``c == 2`` (each then singles out the other) and
+    fails otherwise, so the baseline rate ``p = sum(c [c == 2]) / sum(c)`` is a ratio over
+    clusters. Its variance is the ratio estimator's over clusters, ``sum(c^2 (y - p)^2) /
+    sum(c)^2`` with ``y`` the cluster's outcome (the linearised variance of a ratio estimate over
+    clusters; Cochran 1977, *Sampling Techniques*, ch. 6), and the effective number of independent
+    trials is the ``n_eff`` with ``p (1 - p) / n_eff`` equal to it. Kish's (1965, *Survey Sampling*) design
+    effect for unequal cluster sizes alone, ``sum(c)^2 / sum(c^2)``, ignores that the outcome itself depends
+    on the size (every success is a cluster of 2), and its interval covered 0 in 91 % of 200
+    independent releases at 10^4 records (benchmarks/results/criteria_calibration.md); it is kept
+    where the ratio variance is undefined (``p`` 0 or 1). Returns ``(successes, trials)``
+    in effective trials (rounded, from 1 to the number of originals planted), the rate unchanged.
+    """
+    sizes = np.asarray(sizes, dtype=np.float64)
+    total = float(sizes.sum())
+    if total == 0:
         return 0.0, 0
-    eff = max(1, int(round(trials * trials / squares)))
-    return successes * eff / trials, eff
+    won = sizes == 2
+    successes = float(sizes[won].sum())
+    p = successes / total
+    squares = sizes * sizes
+    if 0.0 < p < 1.0:
+        spread = (1.0 - p) ** 2 * float(squares[won].sum()) + p * p * float(squares[~won].sum())
+        eff = p * (1.0 - p) * total * total / spread
+    else:
+        eff = total * total / float(squares.sum())
+    eff = int(min(total, max(1, round(eff))))
+    return successes * eff / total, eff
 
 
 def _row(attack, successes, trials, b_successes, b_trials, n, note=""):
@@ -352,7 +374,7 @@ def _exact(original, release, keys, cat, coarsen, n):
     successes = int(replicated.sum())
     absent = cr == 0  # keys of the originals the release lacks: each original holding one is planted
     sizes = co[absent]
-    b_succ, b_trials = _effective(float(sizes[sizes == 2].sum()), int(sizes.sum()), int((sizes * sizes).sum()))
+    b_succ, b_trials = _effective(sizes)
     row = _row(EXACT, successes, trials, b_succ, b_trials, n,
                note=f"keys: {', '.join(map(str, (d[0] for d in describe)))}")
     records = np.flatnonzero((co[ko] == 1) & (cr[ko] == 1))
@@ -429,7 +451,8 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
     # univariate: rare categorical values and numeric extremes of the release (attack); the
     # baseline of a rare value plants originals whose value the release lacks, that of an extreme
     # is its probability under a random split of the pooled values (_extreme_baseline)
-    cat_succ = cat_trials = cb_succ = cb_trials = cb_squares = 0
+    cat_succ = cat_trials = 0
+    planted_sizes = []
     num_succ = num_trials = 0
     num_base = 0.0
     u_found: dict[int, list[str]] = {}
@@ -458,10 +481,9 @@ def singling_out(original: pd.DataFrame, release: pd.DataFrame, keys: Sequence[s
                 cat_succ += 1
                 u_found.setdefault(int(np.flatnonzero(a.o == v)[0]), []).append(_text(attrs, [(j, _EQ, v)]))
             c = co[(cr == 0) & (co > 0)]  # values the release lacks: each original holding one is planted
-            cb_trials += int(c.sum())
-            cb_squares += int((c * c).sum())
-            cb_succ += int(c[c == 2].sum())
-    row = _univariate_row(cat_succ, cat_trials, cb_succ, cb_trials, cb_squares, num_succ, num_trials, num_base, n)
+            planted_sizes.append(c)
+    row = _univariate_row(cat_succ, cat_trials, np.concatenate(planted_sizes or [np.empty(0)]), num_succ,
+                          num_trials, num_base, n)
     if row is not None:
         rows.append(row)
     evidence += _predicate_evidence(u_found, UNIVARIATE)
@@ -643,7 +665,7 @@ def _extreme_baseline(so: np.ndarray, sr: np.ndarray) -> float:
     return float(weights[below + counts - 1 == 1].sum() / weights.sum())
 
 
-def _univariate_row(cat_succ, cat_trials, cb_succ, cb_trials, cb_squares, num_succ, num_trials, num_base, n):
+def _univariate_row(cat_succ, cat_trials, planted_sizes, num_succ, num_trials, num_base, n):
     """The univariate row: rare values and extremes together, the baseline weighted as the
     attack's trials are (its rare-value rate over as many trials as the attack's rare values,
     each extreme's probability beside the extreme)."""
@@ -651,7 +673,7 @@ def _univariate_row(cat_succ, cat_trials, cb_succ, cb_trials, cb_squares, num_su
     if trials < 1:
         return None
     note, base = [], float(num_base)
-    eff_succ, eff_trials = _effective(cb_succ, cb_trials, cb_squares)
+    eff_succ, eff_trials = _effective(planted_sizes)
     if cat_trials:
         if eff_trials:
             base += cat_trials * eff_succ / eff_trials

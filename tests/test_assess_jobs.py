@@ -232,7 +232,6 @@ def test_config_is_checked_with_the_key_named():
     ({"max_risk": {"singling-out": 10}, "singling_out": False}, "config max_risk: singling-out=10 gates"),
     ({"control": 7}, "config control: expected the path of the control file"),
     ({"control": "c.csv", "attacks": "DBRL"}, "config attacks: does not apply to a synthetic release"),
-    ({"control": "c.csv", "max_risk": 5}, "config max_risk: does not apply to a synthetic release"),
     ({"control": "c.csv", "weights": "w"}, "config weights: does not apply to a synthetic release"),
     ({"control": "a.csv"}, "config control: 'a.csv' is also the original or a release"),
 ], ids=lambda v: str(v)[:40])
@@ -286,7 +285,7 @@ def _synthetic_files(d: Path) -> None:
 
 SYNTHETIC_CONFIG = {"original": "train.csv", "releases": ["syn1.csv", "syn2.csv"], "control": "control.csv",
                     "categorical": ["region"], "known": ["age", "region"], "secret": ["income"], "timings": False,
-                    "out": "report"}
+                    "max_risk": {"linkability": 100, "singling-out": 100, "inference": 100}, "out": "report"}
 
 
 def test_synthetic_parts_give_the_local_report(tmp_path, monkeypatch):
@@ -302,6 +301,7 @@ def test_synthetic_parts_give_the_local_report(tmp_path, monkeypatch):
     doc = json.loads((jobs / "report" / "report.json").read_text())
     assert doc["release_type"] == "synthetic" and len(doc["files"]) == 2
     assert {r["criterion"] for r in doc["files"][0]["results"]} == {"linkability", "singling out", "inference"}
+    assert doc["gate"]["status"] == "pass"
 
 
 def test_config_from_the_command_arguments(capsys):

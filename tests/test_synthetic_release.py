@@ -228,7 +228,7 @@ def test_release_paired_by_id_with_control_is_refused(files, tmp_path, capsys):
     assert "release.csv" in msg and "not a synthetic release" in msg
 
 
-@pytest.mark.parametrize("option", [["--attacks", "DBRL"], ["--scenarios", "1..2"], ["--max-risk", "5"]])
+@pytest.mark.parametrize("option", [["--attacks", "DBRL"], ["--scenarios", "1..2"], ["--weights", "s"]])
 def test_record_level_options_are_refused_with_control(files, tmp_path, capsys, option):
     msg = _bad(tmp_path, capsys, files["train"], files["release"], "--control", files["control"], *option)
     assert option[0] in msg and "synthetic" in msg
@@ -258,3 +258,43 @@ def test_assess_with_control_is_the_synthetic_assessment():
     want = syn.assess_synthetic(tr, re, co, secret="s", seed=1)
     assert got.attrs["release_type"] == "synthetic"
     pd.testing.assert_frame_equal(got.drop(columns="seconds"), want.drop(columns="seconds"))
+
+
+def test_gate_on_the_excess_per_criterion(files, tmp_path, capsys):
+    """--max-risk gates a synthetic release on each criterion's excess (training minus control
+    targets, points): the verdict follows the committed table's largest excess per criterion,
+    exit 3 when a limit is below it, 0 when every limit is above it."""
+    code, out = _run(tmp_path, files["train"], files["release"], "--control", files["control"], "--id", "pid",
+                     "--secret", "s")
+    assert code == 0
+    rows = json.loads((out / "report.json").read_text())["files"][0]["results"]
+    top = {c: max(r["excess"] for r in rows if r["criterion"] == c) for c in {r["criterion"] for r in rows}}
+    capsys.readouterr()
+    lows = ",".join(f"{c.replace(' ', '-')}={max(0.0, top[c] + 1):.4f}" for c in top)
+    code, out = _run(tmp_path, files["train"], files["release"], "--control", files["control"], "--id", "pid",
+                     "--secret", "s", "--max-risk", lows)
+    assert code == 0, capsys.readouterr()
+    doc = json.loads((out / "report.json").read_text())
+    assert doc["gate"]["status"] == "pass" and doc["gate"]["failed"] == []
+    worst = max(top, key=top.get)
+    assert top[worst] > 0  # the fixture's release is independent, but some excess is positive by chance
+    capsys.readouterr()
+    code, out = _run(tmp_path, files["train"], files["release"], "--control", files["control"], "--id", "pid",
+                     "--secret", "s", "--max-risk", f"{worst.replace(' ', '-')}={top[worst] / 2:.6f}")
+    assert code == 3
+    doc = json.loads((out / "report.json").read_text())
+    assert doc["gate"]["status"] == "fail"
+    n_over = sum(1 for r in rows if r["criterion"] == worst and r["excess"] > float(f"{top[worst] / 2:.6f}"))
+    assert len(doc["gate"]["failed"]) == n_over >= 1
+    assert "risk gate (fail)" in capsys.readouterr().out
+    assert "Risk gate: fail" in (out / "report.md").read_text()
+
+
+def test_gate_on_a_criterion_without_rows_is_undecided():
+    """A gated criterion with no attack on a file cannot pass (nothing vouches for it)."""
+    t = pd.DataFrame({"criterion": ["singling out"], "attack": ["exact (keys)"], "target": [""],
+                      "excess": [0.5], "training_percent": [1.0], "control_percent": [0.5]})
+    v = syn.gate([t], ["r.csv"], {"linkability": 5.0, "singling out": 1.0})
+    assert v["status"] == "undecided" and v["undecided"] == ["linkability has no attack that applies to r.csv"]
+    assert syn.gate([t], ["r.csv"], 1.0)["status"] == "pass"
+    assert syn.gate([t], ["r.csv"], 0.25)["status"] == "fail"

@@ -266,7 +266,7 @@ def plan_from_config(config: dict) -> Plan:
             raise AssessJobsError(f"config control: expected the path of the control file (originals not used to "
                                   f"train the generator), got {control!r}")
         given = {"attacks": "attacks", "scenarios": "scenarios", "prl_candidates": "prl_candidates",
-                 "weights": "weights", "max_risk": "max_risk"}
+                 "weights": "weights"}
         for key in given:
             if config.get(key) is not None:
                 raise AssessJobsError(f"config {key}: does not apply to a synthetic release (control); a synthetic "
@@ -673,9 +673,13 @@ def write(plan: Plan) -> list[Path]:
         tables = _gather_synthetic(plan)
         print(synthetic.summary_text(tables, plan.releases))
         meta = {"original": plan.original, "control": plan.settings["control"], "seed": plan.settings["seed"],
-                "command": " ".join(["sdcrisk", *local_argv(plan)])}
+                "command": " ".join(["sdcrisk", *local_argv(plan)]), "max_risk": plan.max_risk}
         files = synthetic.write_report(tables, plan.releases, Path(plan.out), meta, timings=plan.timings)
         print("report: " + ", ".join(str(f) for f in files))
+        if plan.max_risk is not None:
+            verdict = synthetic.gate(tables, plan.releases, plan.max_risk)
+            for line in verdict["lines"]:
+                print(f"risk gate ({verdict['status']}): {line}")
         return files
     results, meta, records = gather(plan)
     files = write_report(results, plan.out, meta, timings=plan.timings,

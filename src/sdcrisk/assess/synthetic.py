@@ -82,7 +82,7 @@ COLUMNS = ["criterion", "attack", "target", "known", "n_training", "training_suc
            "control_high", "excess", "excess_low", "excess_high", "note", "seconds"]
 #: options of ``sdcrisk assess`` that concern record-level (one-to-one or sample) releases only
 RECORD_OPTIONS = {"scenarios": "--scenarios", "attacks": "--attacks", "prl_candidates": "--prl-candidates",
-                  "weights": "--weights", "max_risk": "--max-risk"}
+                  "weights": "--weights"}
 
 
 # ----------------------------------------------------------------------------- checks
@@ -424,10 +424,44 @@ def criterion_rows(table: pd.DataFrame) -> list:
 
 
 # ----------------------------------------------------------------------------- command and report
+def gate(tables: list[pd.DataFrame], masked: Sequence[str], limit) -> dict:
+    """The ``--max-risk`` verdict of synthetic releases: ``"fail"`` when an attack's excess
+    (training minus control targets, in points) exceeds its criterion's limit (one number for
+    every criterion, or ``{criterion: limit}``; a criterion not named is not gated), else
+    ``"undecided"`` when a gated criterion has no row in a file (e.g. linkability with one known
+    attribute: nothing vouches for it), else ``"pass"``. Membership inference reports an AUC, not
+    a difference of two proportions, and is not gated. ``lines``: the verdict as printed."""
+    from .report import FAIL, PASS, UNDECIDED, _exact, _limit_of, _limit_text
+
+    failed, undecided = [], []
+    criteria = list(limit) if isinstance(limit, dict) else sorted({c for t in tables for c in t.criterion})
+    for t, path in zip(tables, masked):
+        for criterion in criteria:
+            cap = _limit_of(limit, criterion)
+            rows = t[t.criterion == criterion]
+            if cap is None:
+                continue
+            if not len(rows):
+                undecided.append(f"{criterion} has no attack that applies to {path}")
+            for r in rows.itertuples():
+                if float(r.excess) > cap:
+                    failed.append(f"{criterion}: {r.attack}" + (f" on {r.target}" if r.target else "")
+                                  + f" exceeds the control targets by {r.excess:.2f} points in {path} (training "
+                                  f"{r.training_percent:.1f} % against control {r.control_percent:.1f} %): above "
+                                  f"--max-risk {criterion}={_exact(cap)}")
+    status = FAIL if failed else UNDECIDED if undecided else PASS
+    if status == PASS:
+        lines = [f"every excess risk at or below --max-risk {_limit_text(limit)}"]
+    else:
+        lines = failed + [f"undecided: {u}" for u in undecided]
+    return {"status": status, "limit": limit, "failed": failed, "undecided": undecided, "lines": lines}
+
+
 def run(args, progress: Callable[[str], None]) -> int:
     """``sdcrisk assess ORIGINAL SYNTHETIC --control CONTROL``: every masked file assessed as a
     synthetic release, the summary printed, the report written (exit status; 2 for bad input)."""
-    from .arguments import EXIT_INPUT, EXIT_OK, secrets, split
+    from .arguments import EXIT_GATE, EXIT_INPUT, EXIT_OK, EXIT_UNDECIDED, max_risk_limits, secrets, split
+    from .report import FAIL, UNDECIDED
     from .pairing import AssessError
 
     problem = option_problem(args)
@@ -445,12 +479,21 @@ def run(args, progress: Callable[[str], None]) -> int:
     for t, path in zip(tables, args.masked):
         for w in t.attrs["warnings"]:
             print(f"warning: {path}: {w}", file=__import__("sys").stderr)
+    limit = max_risk_limits(args.max_risk)
     files = write_report(tables, args.masked, Path(args.out), {"original": args.original, "control": args.control,
                                                                 "seed": args.seed, "command": " ".join(
-                                                                    ["sdcrisk", *getattr(args, "argv", [])])},
+                                                                    ["sdcrisk", *getattr(args, "argv", [])]),
+                                                                "max_risk": limit},
                          timings=not args.no_timings)
     print("report: " + ", ".join(str(f) for f in files))
-    return EXIT_OK if files else EXIT_INPUT
+    if not files:
+        return EXIT_INPUT
+    if limit is None:
+        return EXIT_OK
+    verdict = gate(tables, args.masked, limit)
+    for line in verdict["lines"]:
+        print(f"risk gate ({verdict['status']}): {line}")
+    return {FAIL: EXIT_GATE, UNDECIDED: EXIT_UNDECIDED}.get(verdict["status"], EXIT_OK)
 
 
 def _rate(p, lo, hi) -> str:
@@ -487,6 +530,9 @@ def _markdown(tables, masked, meta) -> list[str]:
              "custodian's choice)", ""] if not tables[0].attrs.get("secrets") else []),
           *(["- singling out: not assessed (--no-singling-out)", ""]
             if not tables[0].attrs.get("singling_out", True) else [])]
+    if meta.get("max_risk") is not None:
+        verdict = gate(tables, masked, meta["max_risk"])
+        md += [f"**Risk gate: {verdict['status']}**", "", *[f"- {line}" for line in verdict["lines"]], ""]
     for t, path in zip(tables, masked):
         md += [f"## `{path}` ({t.attrs['sizes']['release']:,} records)", "",
                *[f"**Warning:** {w}\n" for w in t.attrs["warnings"]],
@@ -536,6 +582,8 @@ def write_report(tables, masked, out: Path, meta: dict, *, timings: bool = True)
            "files": [_plain({"masked": p, **t.attrs["sizes"], "known": t.attrs["known"], "halves": t.attrs["halves"],
                              "warnings": t.attrs["warnings"], "results": t[cols].to_dict("records"),
                              "membership": t.attrs["membership"]}) for t, p in zip(tables, masked)]}
+    if meta.get("max_risk") is not None:
+        doc["gate"] = _plain(gate(tables, masked, meta["max_risk"]))
     md = _markdown(tables, masked, meta)
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>sdcrisk report</title></head>"
             "<body>\n<h1>Disclosure risk (synthetic release)</h1>\n<pre>" + html.escape("\n".join(md[2:]))
@@ -548,5 +596,5 @@ def write_report(tables, masked, out: Path, meta: dict, *, timings: bool = True)
 
 
 __all__ = ["assess_synthetic", "check_files", "linkability_credit", "nearest_sets", "halves", "encode",
-           "criterion_rows", "option_problem", "run", "write_report", "summary_text", "RELEASE_TYPE", "SHARED_MAX",
+           "criterion_rows", "option_problem", "run", "gate", "write_report", "summary_text", "RELEASE_TYPE", "SHARED_MAX",
            "COLUMNS", "LINK_ATTACK", "CHUNKS"]

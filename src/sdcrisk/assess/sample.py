@@ -65,9 +65,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..linkage.sample import (distance_ratio, precision_recall, sample_dbrl, sample_gdbrl, sample_ranks,
-                              sample_rbrl)
-from ..linkage.neighbours import KDTree
+from ..linkage.sample import nearest_originals, precision_recall, sample_dbrl, sample_gdbrl, sample_ranks, sample_rbrl
 from ..measures.uncertainty import wilson_interval
 from ..measures.units import linkage_percent
 from .categorical import block_codes, block_summary, mixed_matrix
@@ -77,6 +75,13 @@ from .rows import COLUMNS, LOSS, RISK, _attack_row, _interval_disclosure_row, _l
 
 RELEASE_TYPE = "sample"
 SAMPLE_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL")
+#: each sample attack's own per-link confidence (smaller is surer; its precision-recall table)
+CONFIDENCE = {
+    "DBRL": "distance ratio: nearest / second-nearest original record (keep at most)",
+    "RBRL-Sum": "rank-distance ratio: nearest / second-nearest original record, L1 on ranks (keep at most)",
+    "RBRL-Max": "rank-distance ratio: nearest / second-nearest original record, L-infinity on ranks (keep at most)",
+    "GDBRL": "distance ratio: assigned / nearest other original record, at most 1 (keep at most)",
+}
 #: why the other attacks do not apply to a sample release (the row's note)
 NOT_FOR_SAMPLES = {
     "PRL": "its EM learns agreement weights over pairs of two files of the same records and assigns them one to one "
@@ -141,6 +146,7 @@ def assess_sample(pair, sets: list[list[int]], todo: Sequence[str], *, attacks=N
         if keys:
             unique.append({"scenario": label, "keys": keys,
                            **uniques(pair.cx[:, [pair.categorical.index(k) for k in keys]], rows)})
+        shared = {}  # the scenario's one nearest-original search, for DBRL and GDBRL
         for name in todo:
             base = {"measure": name, "kind": RISK, "scenario": label, "known": known_names, "n_known": len(cols)}
             if name == "ID":
@@ -149,7 +155,7 @@ def assess_sample(pair, sets: list[list[int]], todo: Sequence[str], *, attacks=N
                 out.append(r)
                 continue
             t0 = time.perf_counter()
-            r = {**base, "n": n, **_sample_row(name, pair, cols, seed, pr, label)}
+            r = {**base, "n": n, **_sample_row(name, pair, cols, seed, pr, label, shared)}
             r["seconds"] = time.perf_counter() - t0
             say(f"{name}, {len(cols)} known attribute(s): {r['seconds']:.1f} s")
             out.append(r)
@@ -165,7 +171,7 @@ def assess_sample(pair, sets: list[list[int]], todo: Sequence[str], *, attacks=N
                        left_out={}, release_type=RELEASE_TYPE, blocking=_blocking(pair, sets),
                        sample={"n_original": big, "n_released": n, "sampling_percent": 100.0 * n / big,
                                "precision_recall": pr, "uniques": unique,
-                               "no_confidence": [a for a in todo if a not in ("DBRL", "ID")]})
+                               "no_confidence": [a for a in todo if a not in CONFIDENCE and a != "ID"]})
     return table
 
 
@@ -178,9 +184,12 @@ def _blocking(pair, sets) -> dict:
     return {"keys": keys, **block_summary(block_codes(pair.cx[:, [pair.categorical.index(c) for c in keys]]))}
 
 
-def _sample_row(name, pair, cols, seed, pr, label) -> dict:
+def _sample_row(name, pair, cols, seed, pr, label, shared=None) -> dict:
     """One attack's row on a sample release (``linked``, ``percent``, ``low``/``high``,
-    ``baseline``, ``note``); appends DBRL's precision-recall table to ``pr``."""
+    ``baseline``, ``note``); appends the attack's precision-recall table over its own confidence
+    (:data:`CONFIDENCE`) to ``pr``. ``shared``: the scenario's nearest-original search
+    (:func:`sdcrisk.linkage.sample.nearest_originals`), made by the first of DBRL and GDBRL."""
+    shared = {} if shared is None else shared
     rows = pair.rows
     n, big = rows.size, pair.x.shape[0]
     known = [pair.columns[c] for c in cols]
@@ -213,20 +222,15 @@ def _sample_row(name, pair, cols, seed, pr, label) -> dict:
             notes.append(f"mixed distance on {len(changed)} changed categorical attribute(s)")
         ref, query, truth, qblocks = (ym, xm, inverse, (by, bx) if keys else None) if equal else \
             (xm, ym, rows, blocks)
+        if "near" not in shared:
+            shared["near"] = nearest_originals(ref, query, qblocks)
         if name == "DBRL":
-            res = sample_dbrl(ref, query, truth, qblocks)
-            ratio = distance_ratio(ref, query, qblocks)
-            pr.append({"attack": name, "scenario": label, "known": ",".join(known),
-                       "confidence": "distance ratio: nearest / second-nearest original record (keep at most)",
-                       "rows": precision_recall(res.credit, ratio)})
+            res = sample_dbrl(ref, query, truth, qblocks, near=shared["near"])
         else:
             rng = np.random.Generator(np.random.PCG64(seed))
             order = rng.permutation(ref.shape[0])  # the solver's tie rule cannot favour the files' own order
-            back = np.empty_like(order)
-            back[order] = np.arange(order.size)
             try:
-                res = sample_gdbrl(ref[order], query, back[truth],
-                                   None if qblocks is None else (qblocks[0][order], qblocks[1]))
+                res = sample_gdbrl(ref, query, truth, qblocks, near=shared["near"], order=order)
             except ValueError as exc:
                 return {**row, "note": f"not run: {exc}"}
             notes.append(f"rectangular assignment on each released record's {res.info['candidates']} nearest "
@@ -243,9 +247,11 @@ def _sample_row(name, pair, cols, seed, pr, label) -> dict:
             res = sample_rbrl(yo, xo, inverse, "sum" if name == "RBRL-Sum" else "max", (by, bx) if keys else None)
         else:
             xo, yo = sample_ranks(pair.x[:, kn], pair.y[:, kn], blocks)
-            tree = KDTree(xo, None if blocks is None else bx[:, None])
-            res = sample_rbrl(xo, yo, rows, "sum" if name == "RBRL-Sum" else "max", blocks, tree)
+            res = sample_rbrl(xo, yo, rows, "sum" if name == "RBRL-Sum" else "max", blocks)
         notes.append("ranks of the released values within the release, on the original's rank scale")
+    if res.ratio is not None and name in CONFIDENCE:
+        pr.append({"attack": name, "scenario": label, "known": ",".join(known), "confidence": CONFIDENCE[name],
+                   "rows": precision_recall(res.credit, res.ratio)})
     linked = float(res.credit.sum())
     total = res.credit.size
     row["linked"], row["percent"] = linked, linkage_percent(linked, total)

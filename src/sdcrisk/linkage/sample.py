@@ -259,9 +259,6 @@ def sample_gdbrl(xs: np.ndarray, ys: np.ndarray, truth: np.ndarray, blocks=None,
     Confidence (``ratio``): the Euclidean distance of the link over that of the nearest other
     original record of the block, at most 1 (1 when the link is not the nearest; 0 when the block
     holds one original record)."""
-    from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
-
     xs = np.asarray(xs, dtype=np.float64)
     ys = np.asarray(ys, dtype=np.float64)
     n, big = ys.shape[0], xs.shape[0]
@@ -275,9 +272,8 @@ def sample_gdbrl(xs: np.ndarray, ys: np.ndarray, truth: np.ndarray, blocks=None,
         rows = np.repeat(np.arange(n), k)[ok.ravel()]
         # + 1: every matching has n edges, so a constant leaves the optimum alone and no cost is 0
         cost = np.sqrt(np.maximum(d[:, :k][ok], 0.0)) + 1.0
-        graph = csr_matrix((cost, (rows, position[idx[:, :k][ok]])), shape=(n, big))
         try:
-            r, c = min_weight_full_bipartite_matching(graph)
+            r, c = _matching(rows, position[idx[:, :k][ok]], cost, n, big)
             break
         except ValueError:
             if k >= min(GDBRL_CANDIDATES_MAX, big):
@@ -298,6 +294,55 @@ def sample_gdbrl(xs: np.ndarray, ys: np.ndarray, truth: np.ndarray, blocks=None,
     ratio[pos] = np.minimum(np.sqrt(np.maximum(own[pos], 0.0) / other[pos]), 1.0)
     return SampleLinks(links, credit, ratio, info={"candidates": k})
 
+
+
+#: released records per solve of :func:`_matching` (whole components of the candidate graph)
+MATCHING_BATCH = 4096
+
+
+def _matching(rows, cols, cost, n: int, big: int) -> tuple[np.ndarray, np.ndarray]:
+    """Minimum-cost matching of every row (``n``) to a distinct column (``big``) over the edges
+    ``(rows, cols, cost)``, ``(r, c)`` as ``min_weight_full_bipartite_matching`` returns them;
+    ``ValueError`` when none exists. The graph falls apart into connected components (blocks, and
+    within a block the records far apart): the optimum is each component's optimum, so the
+    components are solved apart, several small ones together up to :data:`MATCHING_BATCH` rows,
+    each on its own columns only. One solve over every column took 62 s CPU at 10^5 released x
+    10^6 original records (50 blocks, 8 candidates); by components, about 1 s."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
+
+    used, local = np.unique(cols, return_inverse=True)
+    nu = used.size
+    graph = csr_matrix((np.ones(rows.size), (rows, n + local)), shape=(n + nu, n + nu))
+    _, label = connected_components(graph, directed=False)
+    comp = label[:n]
+    by_comp = np.argsort(comp, kind="stable")
+    sizes = np.bincount(comp)
+    # batches of whole components, in component order
+    edges_of = np.argsort(comp[rows], kind="stable")
+    edge_start = np.r_[0, np.cumsum(np.bincount(comp[rows], minlength=sizes.size))]
+    row_start = np.r_[0, np.cumsum(sizes)]
+    out_r, out_c = [], []
+    rpos = np.empty(n, dtype=np.int64)  # each row's place in its batch
+    first = 0
+    comps = np.flatnonzero(sizes > 0)
+    while first < comps.size:
+        last = first
+        total = sizes[comps[first]]
+        while last + 1 < comps.size and total + sizes[comps[last + 1]] <= MATCHING_BATCH:
+            last += 1
+            total += sizes[comps[last]]
+        lo_c, hi_c = comps[first], comps[last]
+        sel_rows = by_comp[row_start[lo_c]:row_start[hi_c + 1]]
+        e = edges_of[edge_start[lo_c]:edge_start[hi_c + 1]]
+        rpos[sel_rows] = np.arange(sel_rows.size)
+        ucols, cpos = np.unique(local[e], return_inverse=True)
+        sub = csr_matrix((cost[e], (rpos[rows[e]], cpos)), shape=(sel_rows.size, ucols.size))
+        r, c = min_weight_full_bipartite_matching(sub)
+        out_r.append(sel_rows[r])
+        out_c.append(used[ucols[c]])
+        first = last + 1
+    return np.concatenate(out_r), np.concatenate(out_c)
 
 
 __all__ = ["SampleLinks", "sample_dbrl", "distance_ratio", "nearest_originals", "with_blocks", "ratio_of", "NEAREST", "precision_recall", "sample_ranks", "sample_rbrl",

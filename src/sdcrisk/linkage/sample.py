@@ -96,13 +96,25 @@ def nearest_originals(xs: np.ndarray, ys: np.ndarray, blocks=None, k: int = NEAR
     ``xs`` in its block (exact k-d tree over ``xs``, the larger file, queried by ``ys``; the kernel's
     sums: squared Euclidean, L1 or L-infinity), ``(distances, indices)`` (n x k) ascending by
     (distance, index); ``inf`` / -1 past the block's records."""
+    from ..resources import check_memory
+
+    big, n, m = xs.shape[0], ys.shape[0], xs.shape[1] + (blocks is not None)
+    k = max(1, min(int(k), big))
+    check_memory(f"nearest original records of {n:,} released records among {big:,}", search_bytes(big, n, m, k),
+                 "assess fewer known attributes or a smaller original")
     xa, ya, step = with_blocks(xs, ys, blocks)
-    k = max(1, min(int(k), xa.shape[0]))
     d, idx = KDTree(xa, unique=False).knn(ya, k, metric=metric)
     if blocks is not None:
         other = d >= (step * step if metric == "sqeuclidean" else step)
         d[other], idx[other] = np.inf, -1
     return d, idx
+
+
+def search_bytes(big: int, n: int, m: int, k: int) -> int:
+    """Memory of :func:`nearest_originals` on ``big`` original and ``n`` released records of ``m``
+    coordinates: the originals with the block coordinate, the tree's copy of them leaf by leaf and
+    its per-row indices (about 6 int64 per row) and nodes, the queries, and the two n x k lists."""
+    return int(8 * (2 * big * m + 8 * big + 2 * n * m + 2 * n * k))
 
 
 def _full(d: np.ndarray, idx: np.ndarray, limit: np.ndarray) -> np.ndarray:
@@ -345,5 +357,5 @@ def _matching(rows, cols, cost, n: int, big: int) -> tuple[np.ndarray, np.ndarra
     return np.concatenate(out_r), np.concatenate(out_c)
 
 
-__all__ = ["SampleLinks", "sample_dbrl", "distance_ratio", "nearest_originals", "with_blocks", "ratio_of", "NEAREST", "precision_recall", "sample_ranks", "sample_rbrl",
+__all__ = ["SampleLinks", "sample_dbrl", "distance_ratio", "nearest_originals", "with_blocks", "ratio_of", "search_bytes", "NEAREST", "precision_recall", "sample_ranks", "sample_rbrl",
            "sample_gdbrl", "RATIO_THRESHOLDS"]

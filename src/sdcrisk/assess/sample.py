@@ -73,6 +73,7 @@ import pandas as pd
 
 from ..linkage.sample import nearest_originals, precision_recall, sample_dbrl, sample_gdbrl, sample_ranks, sample_rbrl
 from ..measures.uncertainty import wilson_interval
+from ..resources import MemoryLimitError
 from ..measures.units import linkage_percent
 from .categorical import block_codes, block_summary, mixed_matrix
 from .default_attacks import ALL_ATTACKS
@@ -165,7 +166,10 @@ def assess_sample(pair, sets: list[list[int]], todo: Sequence[str], *, attacks=N
                 out.append(r)
                 continue
             t0 = time.perf_counter()
-            r = {**base, "n": n, **_sample_row(name, pair, cols, seed, pr, label, shared)}
+            try:
+                r = {**base, "n": n, **_sample_row(name, pair, cols, seed, pr, label, shared)}
+            except MemoryLimitError as exc:  # refused before the allocation: the row says so, the others run
+                r = {**base, "n": n, "note": f"not run: {exc}"}
             r["seconds"] = time.perf_counter() - t0
             say(f"{name}, {len(cols)} known attribute(s): {r['seconds']:.1f} s")
             out.append(r)

@@ -61,6 +61,10 @@ def run(po: Path, pm: Path, out: Path) -> tuple[float, float, float, subprocess.
     return seconds, cpu, after.ru_maxrss / 1024.0, proc
 
 
+def _cell(v) -> str:
+    return "" if v is None or (isinstance(v, float) and v != v) else str(v)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--sizes", default="1000000:100000")
@@ -92,6 +96,11 @@ def main() -> None:
             print(rows[-1], flush=True)
             for f in (po, pm):
                 f.unlink()
+    old = out / "sample.csv"  # rows of other sizes measured before stay (one size per run at 10^7)
+    if old.exists():
+        done = {(r["original"], r["released"]) for r in rows}
+        kept = [r for r in pd.read_csv(old).to_dict("records") if (r["original"], r["released"]) not in done]
+        rows = sorted(kept + rows, key=lambda r: (r["original"], r["released"]))
     keys = list(dict.fromkeys(k for r in rows for k in r))
     with open(out / "sample.csv", "w", newline="") as fh:
         w = csv.DictWriter(fh, keys)
@@ -100,16 +109,16 @@ def main() -> None:
     machine = machine_text()
     body = [f"Machine: {machine}; shared with other agents' jobs while measured (wall times are upper bounds; the "
             "CPU seconds are the command's and its workers').", "",
-            f"Command: `python benchmarks/bench_sample.py --sizes {args.sizes}` (each size: `sdcrisk assess "
+            "Command: `python benchmarks/bench_sample.py --sizes N:n`, one run per row (each: `sdcrisk assess "
             "original.parquet sample.parquet --id rid --quiet`, default attacks, numba cache filled; every row: "
             "`benchmarks/results/sample.csv`).", "",
             "Files: N x 10 normal attributes and a 50-level categorical key (unchanged); the release is a sample of n "
             "records with noise of 0.5 sd added to every numeric attribute. Percentages: % of the released records "
             "linked to their own original record.", "",
             "| " + " | ".join(k for k in keys if k != "headline") + " |", "|" + "---|" * (len(keys) - 1)]
-    body += ["| " + " | ".join("" if r.get(k) is None else str(r.get(k)) for k in keys if k != "headline") + " |"
-             for r in rows]
-    body += ["", *[f"Headline at N = {r['original']:,}: {r['headline']}" for r in rows if r.get("headline")]]
+    body += ["| " + " | ".join(_cell(r.get(k)) for k in keys if k != "headline") + " |" for r in rows]
+    body += ["", *[f"Headline at N = {int(r['original']):,}: {r['headline']}" for r in rows
+                   if isinstance(r.get("headline"), str)]]
     (out / "sample.md").write_text("\n".join(["# sdcrisk assess on a sample release", "", *body]) + "\n")
     if args.out == str(ROOT / "benchmarks" / "results"):
         replace_region(DOC, "sample", "\n".join(body))

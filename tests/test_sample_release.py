@@ -13,7 +13,9 @@ from scipy.optimize import linear_sum_assignment
 
 from sdcrisk.assess.assessment import assess, pair_files
 from sdcrisk.assess.sample import assess_sample, pair_sample, uniques
-from sdcrisk.linkage.sample import precision_recall, sample_gdbrl
+import sdcrisk.linkage.sample as sample_linkage
+from sdcrisk.linkage.sample import (NEAREST, nearest_originals, precision_recall, sample_dbrl, sample_gdbrl,
+                                    sample_rbrl)
 
 
 def run_cli(*args):
@@ -197,7 +199,15 @@ def test_the_command_states_a_sample_release(tmp_path):
     for name in ("PRL", "PRL-graded", "RS-RL(p<=20%)", "L-RL(MA)"):  # rows, not silently missing
         note = results[results.measure == name].iloc[0].note
         assert note.startswith("not applicable: ")
-    assert "Precision and recall of DBRL" in "\n".join(md)
+    text = "\n".join(md)
+    for name in ("DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL"):  # every attack with a confidence of its own
+        assert f"Precision and recall of {name} " in text
+    assert "No precision-recall table" in text and "PRL-graded" in text.split("No precision-recall table")[1]
+    # the headline counts released records: the top row's % of the 30 released records
+    top = results[results.kind == "disclosure risk"].dropna(subset=["percent"])
+    top = top[top.measure != "ID"].percent.max()
+    assert f"{top:.1f} % of the released records" in doc["headline_text"]
+    assert "% of the released records" in proc.stdout and "% of the original records" not in proc.stdout
     u = doc["meta"]["sample"][str(tmp_path / "m.csv")]["uniques"][0]
     cells = o["k"]
     su = [k for k in set(m["k"]) if (m["k"] == k).sum() == 1]
@@ -238,3 +248,116 @@ def test_unequal_sizes_without_an_id_point_to_it():
 
     with pytest.raises(AssessError, match="name the id column both files share with --id"):
         pair_files(o.drop(columns="rid"), m.drop(columns="rid"))
+
+
+# ----------------------------------------------------------------------------- the one search and its fast paths
+def _kernel(q, x, metric):
+    """The kernels' arithmetic written out: d = 0, then d += (q_j - x_j)^2 (or |.|, or the max)."""
+    d = 0.0
+    for a, b in zip(q, x):
+        g = float(a) - float(b)
+        d = d + g * g if metric == "sqeuclidean" else d + abs(g) if metric == "l1" else max(d, abs(g))
+    return d
+
+
+@pytest.mark.parametrize("metric", ["sqeuclidean", "l1", "linf"])
+@pytest.mark.parametrize("keys", [False, True])
+def test_nearest_originals_is_the_brute_force_k_nearest(metric, keys):
+    """The k nearest originals of each released record (within its block), ascending by (distance,
+    index), with integer values so that ties occur: exactly the brute force's lists."""
+    rng = np.random.Generator(np.random.PCG64(11))
+    x = rng.integers(0, 4, size=(70, 3)).astype(float)
+    y = rng.integers(0, 4, size=(25, 3)).astype(float) + rng.choice([0.0, 0.5], size=(25, 3))
+    bx = rng.integers(0, 4, size=70) if keys else None
+    by = rng.integers(0, 4, size=25) if keys else None
+    k = 6
+    d, idx = nearest_originals(x, y, (bx, by) if keys else None, k, metric)
+    for i in range(25):
+        cand = [(_kernel(y[i], x[j], metric), j) for j in range(70) if not keys or bx[j] == by[i]]
+        cand.sort()
+        want = cand[:k] + [(np.inf, -1)] * (k - min(k, len(cand)))
+        assert [(float(a), int(b)) for a, b in zip(d[i], idx[i])] == want
+
+
+def test_dbrl_with_more_equal_records_than_the_list_is_the_brute_force():
+    """More equal originals than the list holds (NEAREST): those records are searched again and
+    counted 1/t over all t equally near, as the brute force does."""
+    rng = np.random.Generator(np.random.PCG64(12))
+    x = rng.normal(size=(120, 2))
+    x[:NEAREST + 9] = x[0]  # 25 equal records
+    rows = np.r_[0, 3, rng.choice(np.arange(30, 120), size=10, replace=False)]
+    y = x[rows] + np.r_[[[0.0, 0.0]] * 2, rng.normal(scale=0.3, size=(10, 2))]
+    res = sample_dbrl(x, y, rows)
+    assert res.info["searched_again"] >= 2
+    for i in range(rows.size):
+        dist = ((y[i] - x) ** 2).sum(axis=1)
+        best = np.flatnonzero(dist == dist.min())
+        assert res.credit[i] == pytest.approx(1.0 / best.size if rows[i] in best else 0.0)
+        assert res.links[i] == best[0]
+
+
+@pytest.mark.parametrize("criterion,combine", [("sum", np.sum), ("max", np.max)])
+@pytest.mark.parametrize("keys", [False, True])
+def test_rbrl_list_and_its_ratio_are_the_brute_force(criterion, combine, keys):
+    """Integer coordinates with many ties (more than the list holds for some records): link, 1/t
+    credit and the nearest / second-nearest ratio equal the brute force's."""
+    rng = np.random.Generator(np.random.PCG64(13))
+    xo = rng.integers(0, 3, size=(90, 2)).astype(float)
+    rows = rng.choice(90, size=30, replace=False)
+    yo = np.clip(xo[rows] + rng.integers(-1, 2, size=(30, 2)), 0, 2)
+    bx = rng.integers(0, 2, size=90) if keys else None
+    blocks = (bx, bx[rows]) if keys else None
+    res = sample_rbrl(xo, yo, rows, criterion, blocks)
+    for i in range(30):
+        allowed = np.flatnonzero(bx == bx[rows[i]]) if keys else np.arange(90)
+        dist = np.array([combine(np.abs(yo[i] - xo[j])) for j in allowed])
+        best = allowed[dist == dist.min()]
+        assert res.links[i] == best[0]
+        assert res.credit[i] == pytest.approx(1.0 / best.size if rows[i] in best else 0.0)
+        two = np.sort(dist)[:2]
+        want = 0.0 if two.size < 2 else 1.0 if two[1] == 0 else two[0] / two[1]
+        assert res.ratio[i] == pytest.approx(want)
+
+
+def test_gdbrl_by_components_is_the_dense_optimum_within_blocks(monkeypatch):
+    """Blocks and every in-block pair as a candidate: the total distance is the dense optimum of
+    each block (scipy's linear_sum_assignment), whether the components are solved one at a time or
+    together; the confidence is the link's distance over the nearest other original's."""
+    rng = np.random.Generator(np.random.PCG64(14))
+    x = rng.normal(size=(90, 3))
+    bx = np.repeat([0, 1, 2], 30)
+    rows = np.concatenate([rng.choice(np.flatnonzero(bx == b), size=8, replace=False) for b in range(3)])
+    y = x[rows] + rng.normal(scale=0.6, size=(rows.size, 3))
+    want = 0.0
+    for b in range(3):
+        q, o = np.flatnonzero(bx[rows] == b), np.flatnonzero(bx == b)
+        cost = np.sqrt(((y[q][:, None, :] - x[o][None, :, :]) ** 2).sum(axis=2))
+        r, c = linear_sum_assignment(cost)
+        want += cost[r, c].sum()
+    for batch in (1, 10_000):
+        monkeypatch.setattr(sample_linkage, "MATCHING_BATCH", batch)
+        res = sample_gdbrl(x, y, rows, (bx, bx[rows]), candidates=30)
+        assert len(set(res.links)) == rows.size and (bx[res.links] == bx[rows]).all()
+        got = np.sqrt(((y - x[res.links]) ** 2).sum(axis=1)).sum()
+        assert got == pytest.approx(want, rel=1e-12)
+    for i in range(rows.size):
+        o = np.flatnonzero(bx == bx[rows[i]])
+        dist = np.sqrt(((y[i] - x[o]) ** 2).sum(axis=1))
+        own = dist[o == res.links[i]][0]
+        other = dist[o != res.links[i]].min()
+        assert res.ratio[i] == pytest.approx(min(own / other, 1.0))
+
+
+def test_precision_recall_curves_of_every_attack():
+    """Per attack with a confidence: precision a percentage, links kept and recall never falling as
+    the threshold rises, and at threshold 1 (every ratio is at most 1) the recall is the row's %."""
+    o, m, _ = _files(15, big=150, small=40, keys=True)
+    t = assess(o, m, id="rid", attacks=["DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL"], information_loss=False)
+    tables = {p["attack"]: p["rows"] for p in t.attrs["sample"]["precision_recall"]}
+    assert set(tables) == {"DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL"}
+    assert t.attrs["sample"]["no_confidence"] == []
+    for name, rows in tables.items():
+        assert all(0 <= r["precision"] <= 100 for r in rows if r["kept"])
+        assert all(a["recall"] <= b["recall"] + 1e-12 and a["kept"] <= b["kept"] for a, b in zip(rows, rows[1:]))
+        assert rows[-1]["threshold"] == 1.0 and rows[-1]["kept"] == len(m)
+        assert rows[-1]["recall"] == pytest.approx(_row(t, name).percent, abs=1e-9)

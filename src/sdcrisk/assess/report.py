@@ -165,10 +165,18 @@ def headline(results: pd.DataFrame) -> pd.DataFrame:
                      "high": pick("high"), "baseline": pick("baseline"),
                      "worst_attack": top.measure if top is not None else "",
                      "worst_scenario": top.scenario if top is not None else "",
+                     "records": _records_word(top),
                      "IL": float(loss["IL"]) if "IL" in loss else math.nan,
                      "IL-s": float(loss["IL-s"]) if "IL-s" in loss else math.nan})
     return pd.DataFrame(rows, columns=["masked", "max_linked_percent", "low", "high", "baseline", "worst_attack",
-                                       "worst_scenario", "IL", "IL-s"])
+                                       "worst_scenario", "IL", "IL-s", "records"])
+
+
+def _records_word(top) -> str:
+    """Whose records a linkage percentage counts: the ``records`` column of a sample release's rows
+    ("released", sdcrisk.assess.sample), else the original's."""
+    word = top.get("records") if top is not None else None
+    return word if isinstance(word, str) and word else "original"
 
 
 def headline_text(results: pd.DataFrame) -> str:
@@ -180,7 +188,7 @@ def headline_text(results: pd.DataFrame) -> str:
     t = top.loc[top.max_linked_percent.idxmax()]
     ci = _interval(t.low, t.high)
     guess = f"; a random guess links {t.baseline:.2f} %" if np.isfinite(t.baseline) else ""
-    return (f"Highest risk: {t.worst_attack} links {t.max_linked_percent:.1f} % of the original records"
+    return (f"Highest risk: {t.worst_attack} links {t.max_linked_percent:.1f} % of the {t.records} records"
             + (f" (95 % interval {ci} %)" if ci else "") + f" in {Path(str(t.masked)).name}"
             + (f", scenario {t.worst_scenario}" if t.worst_scenario else "") + guess + ".")
 

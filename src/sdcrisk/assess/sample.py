@@ -20,15 +20,21 @@ records of the record's block). Attacks:
 
 By default the sample assessment runs DBRL too: the one-to-one default leaves it out because GDBRL
 linked at least as many records on a corpus of one-to-one releases
-(:mod:`sdcrisk.assess.default_attacks`), a result that says nothing of samples, and DBRL carries
-the confidence the precision-recall table is built on.
+(:mod:`sdcrisk.assess.default_attacks`), a result that says nothing of samples.
 
-Precision and recall (``attrs["sample"]["precision_recall"]``): DBRL's own confidence is the ratio
-of the distance to the nearest original record over the distance to the second nearest
-(:func:`sdcrisk.linkage.sample.distance_ratio`); for each threshold, the links an intruder keeps
-(ratio at most the threshold), their share, and the % of them correct (precision, Wilson interval)
-and the % of all released records correctly linked and kept (recall). The other attacks have no
-per-link score here and get no table (said in the report).
+Cost: per scenario one exact k-nearest search over the original (the larger file, the k-d tree's
+side; the released records are the queries, the block code one more coordinate) gives DBRL's link
+and ties, its distance ratio and GDBRL's candidate graph; RBRL-Sum and RBRL-Max share the rank
+coordinates and each make one search in its metric (:mod:`sdcrisk.linkage.sample`).
+
+Precision and recall (``attrs["sample"]["precision_recall"]``), per attack over its own confidence
+(:data:`CONFIDENCE`, smaller is surer): DBRL the ratio of the distance to the nearest original
+record over the distance to the second nearest, RBRL-Sum / RBRL-Max the same ratio of rank
+distances, GDBRL the distance of its assigned link over that of the nearest other original record.
+For each threshold, the links an intruder keeps (ratio at most the threshold), their share, the %
+of them correct (precision, Wilson interval) and the % of all released records correctly linked
+and kept (recall); at threshold 1 every link is kept and the recall is the row's %. The attacks
+without a confidence here (not run on a sample) are named in the report.
 
 Sample uniques (``attrs["sample"]["uniques"]``), per scenario with categorical keys, with the
 original as the population: ``f_k`` and ``F_k`` the released and original records in key cell
@@ -66,10 +72,9 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..linkage.sample import (distance_ratio, precision_recall, sample_dbrl, sample_gdbrl, sample_ranks,
-                              sample_rbrl)
-from ..linkage.neighbours import KDTree
+from ..linkage.sample import nearest_originals, precision_recall, sample_dbrl, sample_gdbrl, sample_ranks, sample_rbrl
 from ..measures.uncertainty import wilson_interval
+from ..resources import MemoryLimitError
 from ..measures.units import linkage_percent
 from .categorical import block_codes, block_summary, mixed_matrix
 from .default_attacks import ALL_ATTACKS
@@ -77,14 +82,25 @@ from .pairing import Pair, pair_sample  # noqa: F401 (pair_sample: this module's
 from .rows import COLUMNS, LOSS, RISK, _attack_row, _interval_disclosure_row, _loss_rows, _scenario_label
 
 RELEASE_TYPE = "sample"
+#: whose records the percentages of a sample assessment count (column ``records``)
+RECORDS = "released"
 SAMPLE_ATTACKS = ("DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL")
+#: each sample attack's own per-link confidence (smaller is surer; its precision-recall table)
+CONFIDENCE = {
+    "DBRL": "distance ratio: nearest / second-nearest original record (keep at most)",
+    "RBRL-Sum": "rank-distance ratio: nearest / second-nearest original record, L1 on ranks (keep at most)",
+    "RBRL-Max": "rank-distance ratio: nearest / second-nearest original record, L-infinity on ranks (keep at most)",
+    "GDBRL": "distance ratio: assigned / nearest other original record, at most 1 (keep at most)",
+}
 #: why the other attacks do not apply to a sample release (the row's note)
 NOT_FOR_SAMPLES = {
     "PRL": "its EM learns agreement weights over pairs of two files of the same records and assigns them one to one "
            "(Nin, Herranz & Torra 2008); a sample leaves most original records without a released record, which "
            "that model has no place for",
-    "PRL-graded": "its agreement levels are rank distances between two files of the same records and it assigns "
-                  "them one to one; a sample leaves most original records without a released record",
+    "PRL-graded": "its agreement levels are bands of rank distance, each value ranked within its own file "
+                  "(sdcrisk.linkage.graded); in a sample the released ranks run to n and the original ones to N, so "
+                  "its bands would compare ranks on different scales, and it has no version on a common rank scale "
+                  "(the quantile coordinates RBRL uses here): not run rather than run on wrong levels",
     "RS-RL(p<=20%)": "its candidate window (p % of the records around each rank) is a window of a file rank-swapped "
                      "as a whole; a sample's ranks do not say which original records were within p % of it",
     "L-RL(MA)": "its candidates are records whose value can be the mean of a microaggregation group; a sample "
@@ -142,6 +158,7 @@ def assess_sample(pair, sets: list[list[int]], todo: Sequence[str], *, attacks=N
         if keys:
             unique.append({"scenario": label, "keys": keys,
                            **uniques(pair.cx[:, [pair.categorical.index(k) for k in keys]], rows)})
+        shared = {}  # the scenario's blocks, ranks and one nearest-original search, for every attack
         for name in todo:
             base = {"measure": name, "kind": RISK, "scenario": label, "known": known_names, "n_known": len(cols)}
             if name == "ID":
@@ -150,7 +167,10 @@ def assess_sample(pair, sets: list[list[int]], todo: Sequence[str], *, attacks=N
                 out.append(r)
                 continue
             t0 = time.perf_counter()
-            r = {**base, "n": n, **_sample_row(name, pair, cols, seed, pr, label)}
+            try:
+                r = {**base, "n": n, **_sample_row(name, pair, cols, seed, pr, label, shared)}
+            except MemoryLimitError as exc:  # refused before the allocation: the row says so, the others run
+                r = {**base, "n": n, "note": f"not run: {exc}"}
             r["seconds"] = time.perf_counter() - t0
             say(f"{name}, {len(cols)} known attribute(s): {r['seconds']:.1f} s")
             out.append(r)
@@ -160,13 +180,14 @@ def assess_sample(pair, sets: list[list[int]], todo: Sequence[str], *, attacks=N
     if idle is not None:
         idle()
     table = pd.DataFrame(out).reindex(columns=COLUMNS)
+    table["records"] = RECORDS  # the risk rows count released records (the report's headline says so)
     assert set(table.kind) <= {RISK, LOSS}
     table.attrs.update(pairing=pair.pairing, warnings=list(pair.warnings),
                        files={"original": names[0], "masked": names[1]}, categorical=list(pair.categorical),
                        left_out={}, release_type=RELEASE_TYPE, blocking=_blocking(pair, sets),
                        sample={"n_original": big, "n_released": n, "sampling_percent": 100.0 * n / big,
                                "precision_recall": pr, "uniques": unique,
-                               "no_confidence": [a for a in todo if a not in ("DBRL", "ID")]})
+                               "no_confidence": [a for a in todo if a not in CONFIDENCE and a != "ID"]})
     return table
 
 
@@ -179,9 +200,13 @@ def _blocking(pair, sets) -> dict:
     return {"keys": keys, **block_summary(block_codes(pair.cx[:, [pair.categorical.index(c) for c in keys]]))}
 
 
-def _sample_row(name, pair, cols, seed, pr, label) -> dict:
+def _sample_row(name, pair, cols, seed, pr, label, shared=None) -> dict:
     """One attack's row on a sample release (``linked``, ``percent``, ``low``/``high``,
-    ``baseline``, ``note``); appends DBRL's precision-recall table to ``pr``."""
+    ``baseline``, ``note``); appends the attack's precision-recall table over its own confidence
+    (:data:`CONFIDENCE`) to ``pr``. ``shared``: the scenario's nearest-original search
+    (:func:`sdcrisk.linkage.sample.nearest_originals`), made by the first of DBRL and GDBRL, its
+    blocks and its rank coordinates."""
+    shared = {} if shared is None else shared
     rows = pair.rows
     n, big = rows.size, pair.x.shape[0]
     known = [pair.columns[c] for c in cols]
@@ -189,9 +214,10 @@ def _sample_row(name, pair, cols, seed, pr, label) -> dict:
     keys = [c for c in known if c in pair.keys]
     changed = [c for c in known if c in pair.categorical and c not in pair.keys]
     jc = [pair.categorical.index(c) for c in changed]
-    bx = block_codes(pair.cx[:, [pair.categorical.index(c) for c in keys]])
-    by = bx[rows]
-    sizes = np.bincount(bx)
+    if "blocks" not in shared:  # the scenario's blocks, once for every attack
+        codes = block_codes(pair.cx[:, [pair.categorical.index(c) for c in keys]])
+        shared["blocks"] = (codes, codes[rows], np.bincount(codes))
+    bx, by, sizes = shared["blocks"]
     row = {"linked": math.nan, "percent": math.nan, "low": math.nan, "high": math.nan,
            "baseline": 100.0 * float(np.mean(1.0 / sizes[by])), "draws_low": math.nan, "draws_high": math.nan}
     notes = [f"within {int((sizes > 0).sum())} blocks of equal {', '.join(keys)}"] if keys else []
@@ -214,20 +240,15 @@ def _sample_row(name, pair, cols, seed, pr, label) -> dict:
             notes.append(f"mixed distance on {len(changed)} changed categorical attribute(s)")
         ref, query, truth, qblocks = (ym, xm, inverse, (by, bx) if keys else None) if equal else \
             (xm, ym, rows, blocks)
+        if "near" not in shared:
+            shared["near"] = nearest_originals(ref, query, qblocks)
         if name == "DBRL":
-            res = sample_dbrl(ref, query, truth, qblocks)
-            ratio = distance_ratio(ref, query, qblocks)
-            pr.append({"attack": name, "scenario": label, "known": ",".join(known),
-                       "confidence": "distance ratio: nearest / second-nearest original record (keep at most)",
-                       "rows": precision_recall(res.credit, ratio)})
+            res = sample_dbrl(ref, query, truth, qblocks, near=shared["near"])
         else:
             rng = np.random.Generator(np.random.PCG64(seed))
             order = rng.permutation(ref.shape[0])  # the solver's tie rule cannot favour the files' own order
-            back = np.empty_like(order)
-            back[order] = np.arange(order.size)
             try:
-                res = sample_gdbrl(ref[order], query, back[truth],
-                                   None if qblocks is None else (qblocks[0][order], qblocks[1]))
+                res = sample_gdbrl(ref, query, truth, qblocks, near=shared["near"], order=order)
             except ValueError as exc:
                 return {**row, "note": f"not run: {exc}"}
             notes.append(f"rectangular assignment on each released record's {res.info['candidates']} nearest "
@@ -243,10 +264,14 @@ def _sample_row(name, pair, cols, seed, pr, label) -> dict:
             yo, xo = sample_ranks(pair.y[:, kn], pair.x[:, kn], (by, bx) if keys else None)
             res = sample_rbrl(yo, xo, inverse, "sum" if name == "RBRL-Sum" else "max", (by, bx) if keys else None)
         else:
-            xo, yo = sample_ranks(pair.x[:, kn], pair.y[:, kn], blocks)
-            tree = KDTree(xo, None if blocks is None else bx[:, None])
-            res = sample_rbrl(xo, yo, rows, "sum" if name == "RBRL-Sum" else "max", blocks, tree)
+            if "ranks" not in shared:  # RBRL-Sum and RBRL-Max compare the same ranks
+                shared["ranks"] = sample_ranks(pair.x[:, kn], pair.y[:, kn], blocks)
+            xo, yo = shared["ranks"]
+            res = sample_rbrl(xo, yo, rows, "sum" if name == "RBRL-Sum" else "max", blocks)
         notes.append("ranks of the released values within the release, on the original's rank scale")
+    if res.ratio is not None and name in CONFIDENCE:
+        pr.append({"attack": name, "scenario": label, "known": ",".join(known), "confidence": CONFIDENCE[name],
+                   "rows": precision_recall(res.credit, res.ratio)})
     linked = float(res.credit.sum())
     total = res.credit.size
     row["linked"], row["percent"] = linked, linkage_percent(linked, total)
@@ -285,7 +310,9 @@ def sample_markdown(meta: dict) -> list[str]:
                   "Attacks: % of the released records linked to their own original record; the intruder holds the "
                   "whole original and links each released record to it (docs/assess.md, Sample releases).", ""]
         for p in s["precision_recall"]:
-            lines += [f"Precision and recall of {p['attack']} ({p['scenario']}; confidence: {p['confidence']}):", "",
+            lines += [f"Precision and recall of {p['attack']} ({p['scenario']}; confidence: {p['confidence']}; "
+                      "precision: % of the links kept that are correct; recall: % of the released records correctly "
+                      "linked and kept):", "",
                       "| ratio at most | links kept | kept % | correct | precision % | 95 % interval | recall % |",
                       "|---|---|---|---|---|---|---|"]
             for r in p["rows"]:
@@ -295,8 +322,8 @@ def sample_markdown(meta: dict) -> list[str]:
                                 else " | ") + f" | {r['recall']:.2f} |")
             lines.append("")
         if s.get("no_confidence"):
-            lines += [f"No per-link confidence here, so no precision-recall table: {', '.join(s['no_confidence'])}.",
-                      ""]
+            lines += ["No precision-recall table (no per-link confidence of their own on this release; their rows say "
+                      f"why they were not run on a sample): {', '.join(s['no_confidence'])}.", ""]
         for u in s["uniques"]:
             lines += [f"Sample uniques on {', '.join(u['keys'])} ({u['scenario']}; the original as the population; "
                       "Skinner & Holmes 1998, Skinner & Elliot 2002): "

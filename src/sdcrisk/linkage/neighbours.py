@@ -595,8 +595,9 @@ def _ball(i0, i1, order, found, q, thr, offset, out, pts, keysT, idx, start, end
 
 
 @njit(cache=True, nogil=True)
-def _knn(i0, i1, order, kd, ki, q, pts, idx, start, end, left, right, blo, bhi, maxdepth, maxleaf, shrink):
-    """The ``k = kd.shape[1]`` nearest rows (squared Euclidean, :func:`_leaf`'s sums) of each query
+def _knn(i0, i1, order, kd, ki, q, pts, idx, start, end, left, right, blo, bhi, maxdepth, maxleaf, shrink,
+         metric=0):
+    """The ``k = kd.shape[1]`` nearest rows (``metric``: :data:`METRICS`, :func:`_leaf`'s sums) of each query
     row ``order[i0:i1]``, ascending by (distance, original index), into ``kd[i]``, ``ki[i]``. A node
     is skipped when its bound exceeds ``shrink`` times the current k-th distance (``shrink = 1``:
     exact; ``1 / (1 + eps)^2``: each returned k-th distance is within ``(1 + eps)^2`` of the true
@@ -616,7 +617,7 @@ def _knn(i0, i1, order, kd, ki, q, pts, idx, start, end, left, right, blo, bhi, 
             bd[t] = np.inf
             bi[t] = -1
         node[0] = 0
-        bnd[0] = _bound(q, i, blo, bhi, 0, 0)
+        bnd[0] = _bound(q, i, blo, bhi, 0, metric)
         top = 1
         while top > 0:
             top -= 1
@@ -625,7 +626,7 @@ def _knn(i0, i1, order, kd, ki, q, pts, idx, start, end, left, right, blo, bhi, 
                 continue
             if left[v] < 0:
                 s0 = start[v]
-                _leaf(q, i, pts, nokeys, s0, end[v], 0, nokeys, nokeys, False, acc, ok)
+                _leaf(q, i, pts, nokeys, s0, end[v], metric, nokeys, nokeys, False, acc, ok)
                 for u in range(end[v] - s0):
                     d = acc[u]
                     l = idx[s0 + u]
@@ -641,8 +642,8 @@ def _knn(i0, i1, order, kd, ki, q, pts, idx, start, end, left, right, blo, bhi, 
                 continue
             c1 = left[v]
             c2 = right[v]
-            b1 = _bound(q, i, blo, bhi, c1, 0)
-            b2 = _bound(q, i, blo, bhi, c2, 0)
+            b1 = _bound(q, i, blo, bhi, c1, metric)
+            b2 = _bound(q, i, blo, bhi, c2, metric)
             if b1 > b2:  # push the farther child first, visit the nearer one next
                 c1, c2, b1, b2 = c2, c1, b2, b1
             lim = shrink * bd[k - 1]
@@ -1139,9 +1140,9 @@ class KDTree:
                                                lo=lo[redo] if use_box else None, hi=hi[redo] if use_box else None)
         return total, hit
 
-    def knn(self, a, k: int, approx: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
-        """The ``k`` nearest rows of ``b`` to every row of ``a`` (squared Euclidean, the kernel's
-        sums), ``(distances, indices)`` of shape (n_a, k), ascending by (distance, index). With
+    def knn(self, a, k: int, approx: float = 0.0, metric: str = "sqeuclidean") -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` nearest rows of ``b`` to every row of ``a`` (``metric`` as in :meth:`query`, the
+        kernel's sums), ``(distances, indices)`` of shape (n_a, k), ascending by (distance, index). With
         ``approx = eps > 0`` the search stops early as scipy's ``cKDTree.query(eps=eps)`` does
         (each returned k-th neighbour within ``(1 + eps)`` times the true k-th distance). Needs a
         tree built with ``unique=False`` (identical rows are distinct neighbours)."""
@@ -1156,8 +1157,11 @@ class KDTree:
         kd = np.empty((n, k))
         ki = np.empty((n, k), dtype=np.int64)
         shrink = 1.0 / (1.0 + float(approx)) ** 2
-        _in_threads(_knn, n, self._order(a, 0), kd, ki, a, self.pts, self.idx, self.start, self.end, self.left,
-                    self.right, self.blo, self.bhi, self.maxdepth, self.maxleaf, shrink)
+        if metric not in METRICS:
+            raise ValueError(f"metric must be one of {list(METRICS)}, got {metric!r}")
+        code = METRICS[metric]
+        _in_threads(_knn, n, self._order(a, code), kd, ki, a, self.pts, self.idx, self.start, self.end, self.left,
+                    self.right, self.blo, self.bhi, self.maxdepth, self.maxleaf, shrink, code)
         return kd, ki
 
     def count(self, lo, hi) -> np.ndarray:

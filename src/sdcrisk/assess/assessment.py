@@ -381,7 +381,9 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
         singled = _singled(pair, sets[0], seed, record_ids, say)  # the originals: every record (the population)
         crit = _criterion_table_rows(singled[0], _scenario_label(sets[0], columns),
                                      ",".join(columns[c] for c in sets[0]), len(sets[0]))
-        out = pd.concat([table, pd.DataFrame(crit)], ignore_index=True).reindex(columns=COLUMNS + CRITERION_COLUMNS)
+        extra = [c for c in table.columns if c not in COLUMNS]  # e.g. the sample rows' ``records`` (released)
+        out = pd.concat([table, pd.DataFrame(crit)], ignore_index=True).reindex(
+            columns=COLUMNS + CRITERION_COLUMNS + extra)
         out.attrs.update(table.attrs, singling_out=True,
                          records_at_risk=RecordsAtRisk(_evidence(singled[1])))
         return out

@@ -622,15 +622,23 @@ def gather(plan: Plan):
         if crit is not None:
             rows += crit["rows"]
         asked = crit is not None and (bool(plan.settings.get("secret")) or bool(crit["attrs"].get("singling_out")))
-        t = pd.DataFrame(rows).reindex(columns=COLUMNS + (CRITERION_COLUMNS if asked else []))
+        t = pd.DataFrame(rows)
+        extra = [c for c in t.columns if c not in COLUMNS + CRITERION_COLUMNS]  # a sample's ``records``
+        t = t.reindex(columns=COLUMNS + (CRITERION_COLUMNS if asked else []) + extra)
         t.attrs.update(parts[0]["attrs"])
         if sample:  # each attack's precision-recall table, in the command's order (scenario, then attack)
+            from .sample import CONFIDENCE, RECORDS
+
+            # the sample's rows (risk and loss) count released records, as assess_sample marks them
+            crit_rows = t["criterion"].notna() if "criterion" in t else pd.Series(False, index=t.index)
+            t["records"] = pd.Series(RECORDS, index=t.index).where(~crit_rows)
+
             todo = _release_attacks(plan, True)
             labels = list(dict.fromkeys(r["scenario"] for r in parts[0]["rows"]))
             pr = sorted((e for p in parts for e in p["attrs"]["sample"]["precision_recall"]),
                         key=lambda e: (labels.index(e["scenario"]), todo.index(e["attack"])))
             t.attrs["sample"] = {**parts[0]["attrs"]["sample"], "precision_recall": pr,
-                                 "no_confidence": [a for a in _release_attacks(plan, True) if a not in ("DBRL", "ID")]}
+                                 "no_confidence": [a for a in todo if a not in CONFIDENCE and a != "ID"]}
         elif not plan.attacks_given:  # each job named its attack: the default set's left-out ones, as the command says
             from .default_attacks import left_out_reasons
 

@@ -154,7 +154,7 @@ def part_eia(rows: list[dict]) -> None:
                      "wall_s": round(float(np.median(w)), 2), "peak_mb": "", "percent_correct": "",
                      "note": f"{label}, median of {REPEATS}"})
     for r in results:
-        if r["kind"] == "disclosure risk":
+        if r["kind"] == "disclosure risk" and r.get("criterion") is None:  # the linkage attacks' rows
             rows.append({"part": "assess EIA attacks", "data": "eia rankswap p=5", "n": len(x), "task": r["measure"],
                          "wall_s": round(r["seconds"], 3), "peak_mb": "", "percent_correct": round(r["percent"], 3),
                          "note": r["note"] or ""})
@@ -218,7 +218,8 @@ def part_large(rows: list[dict], sizes: list[int], columns: int, out: Path, tied
         print(rows[-1], flush=True)
         for r in results:
             rows.append({"part": f"{part} attacks", "data": label, "n": n, "task": r["measure"],
-                         "wall_s": round(r["seconds"], 2), "peak_mb": r["peak_mb"],
+                         "wall_s": "" if r["seconds"] is None else round(r["seconds"], 2),  # criterion rows: none
+                         "peak_mb": r.get("peak_mb") or "",
                          "percent_correct": "" if r["percent"] is None else round(r["percent"], 3),
                          "note": r["note"] or ""})
         write(rows, out, "assess_scale")  # after every size: a long run leaves what it measured

@@ -71,6 +71,17 @@ def _local_report(d: Path, plan: Plan, monkeypatch) -> None:
     assert main(local_argv(plan)) == 0
 
 
+def _parts_equal_local(local: Path, jobs: Path, plan: Plan, monkeypatch) -> dict:
+    """The command in ``local``, the plan's parts gathered in ``jobs``: the same report files;
+    returns the parts' report.json."""
+    _local_report(local, plan, monkeypatch)
+    monkeypatch.chdir(jobs)
+    _run_parts(plan)
+    assess_jobs.write(Plan.from_json(plan.to_json()))
+    _same_files(local / "report", jobs / "report")
+    return json.loads((jobs / "report" / "report.json").read_text())
+
+
 def _same_reports(a: Path, b: Path) -> None:
     for name in REPORT:
         assert (a / name).read_bytes() == (b / name).read_bytes(), f"{name} differs"
@@ -134,12 +145,7 @@ def test_parts_gathered_in_process_give_the_local_report(tmp_path, monkeypatch, 
         if sample:
             _sample(d)
     plan = plan_from_config(_config(**extra))
-    _local_report(local, plan, monkeypatch)
-    monkeypatch.chdir(jobs)
-    _run_parts(plan)
-    assess_jobs.write(Plan.from_json(plan.to_json()))
-    _same_files(local / "report", jobs / "report")
-    doc = json.loads((jobs / "report" / "report.json").read_text())
+    doc = _parts_equal_local(local, jobs, plan, monkeypatch)
     assert doc["meta"]["command"] == "sdcrisk " + " ".join(local_argv(plan))
     so = [r for r in doc["results"] if r["kind"] == "singling out"]
     assert bool(so) == extra.get("singling_out", True)  # the default: singling out on every release
@@ -293,12 +299,7 @@ def test_synthetic_parts_give_the_local_report(tmp_path, monkeypatch):
     _synthetic_files(local)
     _synthetic_files(jobs)
     plan = plan_from_config(SYNTHETIC_CONFIG)
-    _local_report(local, plan, monkeypatch)
-    monkeypatch.chdir(jobs)
-    _run_parts(plan)
-    assess_jobs.write(Plan.from_json(plan.to_json()))
-    _same_files(local / "report", jobs / "report")
-    doc = json.loads((jobs / "report" / "report.json").read_text())
+    doc = _parts_equal_local(local, jobs, plan, monkeypatch)
     assert doc["release_type"] == "synthetic" and len(doc["files"]) == 2
     assert {r["criterion"] for r in doc["files"][0]["results"]} == {"linkability", "singling out", "inference"}
     assert doc["gate"]["status"] == "pass"

@@ -497,11 +497,15 @@ def loss_part(original: str, release: str, settings: dict, path) -> Path:
     from .assessment import Pair, _loss_rows
 
     pair = _paired(original, release, settings)[0]
-    if pair.rows is not None:  # a sample: each released record beside its own original record (assess_sample)
+    sample = pair.rows is not None
+    if sample:  # a sample: each released record beside its own original record (assess_sample)
+        from .sample import RECORDS
+
         pair = Pair(pair.x[pair.rows], pair.y, pair.cx[pair.rows], pair.cy, pair.columns, pair.numeric,
                     pair.categorical, pair.keys, pair.pairing, pair.warnings)
+    rows = [{**r, "records": RECORDS} if sample else r for r in _loss_rows(pair)]  # as assess_sample marks them
     doc = {"original": original, "release": release, "measure": None, "settings": settings,
-           "rows": _loss_rows(pair), "attrs": {}}
+           "rows": rows, "attrs": {}}
     return _write_part(path, doc)
 
 
@@ -627,11 +631,7 @@ def gather(plan: Plan):
         t = t.reindex(columns=COLUMNS + (CRITERION_COLUMNS if asked else []) + extra)
         t.attrs.update(parts[0]["attrs"])
         if sample:  # each attack's precision-recall table, in the command's order (scenario, then attack)
-            from .sample import CONFIDENCE, RECORDS
-
-            # the sample's rows (risk and loss) count released records, as assess_sample marks them
-            crit_rows = t["criterion"].notna() if "criterion" in t else pd.Series(False, index=t.index)
-            t["records"] = pd.Series(RECORDS, index=t.index).where(~crit_rows)
+            from .sample import CONFIDENCE
 
             todo = _release_attacks(plan, True)
             labels = list(dict.fromkeys(r["scenario"] for r in parts[0]["rows"]))

@@ -682,10 +682,11 @@ def write(plan: Plan) -> list[Path]:
         print(synthetic.summary_text(tables, plan.releases))
         meta = {"original": plan.original, "control": plan.settings["control"], "seed": plan.settings["seed"],
                 "command": " ".join(["sdcrisk", *local_argv(plan)]), "max_risk": plan.max_risk}
-        files = synthetic.write_report(tables, plan.releases, Path(plan.out), meta, timings=plan.timings)
+        verdict = synthetic.gate(tables, plan.releases, plan.max_risk) if plan.max_risk is not None else None
+        files = synthetic.write_report(tables, plan.releases, Path(plan.out), meta, timings=plan.timings,
+                                       verdict=verdict)
         print("report: " + ", ".join(str(f) for f in files))
-        if plan.max_risk is not None:
-            verdict = synthetic.gate(tables, plan.releases, plan.max_risk)
+        if verdict is not None:
             for line in verdict["lines"]:
                 print(f"risk gate ({verdict['status']}): {line}")
         return files

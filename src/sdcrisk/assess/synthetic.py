@@ -480,17 +480,17 @@ def run(args, progress: Callable[[str], None]) -> int:
         for w in t.attrs["warnings"]:
             print(f"warning: {path}: {w}", file=__import__("sys").stderr)
     limit = max_risk_limits(args.max_risk)
+    verdict = gate(tables, args.masked, limit) if limit is not None else None
     files = write_report(tables, args.masked, Path(args.out), {"original": args.original, "control": args.control,
                                                                 "seed": args.seed, "command": " ".join(
                                                                     ["sdcrisk", *getattr(args, "argv", [])]),
                                                                 "max_risk": limit},
-                         timings=not args.no_timings)
+                         timings=not args.no_timings, verdict=verdict)
     print("report: " + ", ".join(str(f) for f in files))
     if not files:
         return EXIT_INPUT
-    if limit is None:
+    if verdict is None:
         return EXIT_OK
-    verdict = gate(tables, args.masked, limit)
     for line in verdict["lines"]:
         print(f"risk gate ({verdict['status']}): {line}")
     return {FAIL: EXIT_GATE, UNDECIDED: EXIT_UNDECIDED}.get(verdict["status"], EXIT_OK)
@@ -516,7 +516,7 @@ def summary_text(tables: list[pd.DataFrame], masked: Sequence[str]) -> str:
     return "\n".join(out)
 
 
-def _markdown(tables, masked, meta) -> list[str]:
+def _markdown(tables, masked, meta, verdict: dict | None = None) -> list[str]:
     sizes = tables[0].attrs["sizes"]
     md = ["# Disclosure risk (synthetic release)", "",
           f"Training file: `{meta['original']}` ({sizes['training']:,} records). Control file: `{meta['control']}` "
@@ -530,8 +530,7 @@ def _markdown(tables, masked, meta) -> list[str]:
              "custodian's choice)", ""] if not tables[0].attrs.get("secrets") else []),
           *(["- singling out: not assessed (--no-singling-out)", ""]
             if not tables[0].attrs.get("singling_out", True) else [])]
-    if meta.get("max_risk") is not None:
-        verdict = gate(tables, masked, meta["max_risk"])
+    if verdict is not None:
         md += [f"**Risk gate: {verdict['status']}**", "", *[f"- {line}" for line in verdict["lines"]], ""]
     for t, path in zip(tables, masked):
         md += [f"## `{path}` ({t.attrs['sizes']['release']:,} records)", "",
@@ -570,9 +569,11 @@ def _plain(v):
     return v
 
 
-def write_report(tables, masked, out: Path, meta: dict, *, timings: bool = True) -> list[Path]:
+def write_report(tables, masked, out: Path, meta: dict, *, timings: bool = True,
+                 verdict: dict | None = None) -> list[Path]:
     """report.json (``release_type`` "synthetic"), report.md and report.html (its first line names
-    the release type) and records_at_risk.csv, moved into ``out`` only when all are written."""
+    the release type) and records_at_risk.csv, moved into ``out`` only when all are written;
+    ``verdict``: :func:`gate`'s, when ``--max-risk`` was given (opens report.md, ``gate`` in report.json)."""
     from .. import __version__
 
     out.mkdir(parents=True, exist_ok=True)
@@ -582,9 +583,9 @@ def write_report(tables, masked, out: Path, meta: dict, *, timings: bool = True)
            "files": [_plain({"masked": p, **t.attrs["sizes"], "known": t.attrs["known"], "halves": t.attrs["halves"],
                              "warnings": t.attrs["warnings"], "results": t[cols].to_dict("records"),
                              "membership": t.attrs["membership"]}) for t, p in zip(tables, masked)]}
-    if meta.get("max_risk") is not None:
-        doc["gate"] = _plain(gate(tables, masked, meta["max_risk"]))
-    md = _markdown(tables, masked, meta)
+    if verdict is not None:
+        doc["gate"] = _plain(verdict)
+    md = _markdown(tables, masked, meta, verdict)
     page = ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>sdcrisk report</title></head>"
             "<body>\n<h1>Disclosure risk (synthetic release)</h1>\n<pre>" + html.escape("\n".join(md[2:]))
             + "</pre>\n</body></html>\n")

@@ -130,9 +130,11 @@ def _same_files(a: Path, b: Path) -> None:
                                     "max_risk": {"linkability": 99, "inference": 50, "singling-out": 90}},
                                    {"id": "pid", "categorical": ["region"], "attacks": "DBRL,ID", "weights": "w",
                                     "singling_out": False},
-                                   {"id": "pid", "categorical": ["region"], "sample": True}],
+                                   {"id": "pid", "categorical": ["region"], "sample": True},
+                                   {"id": "pid", "categorical": ["region"], "sample": True, "secret": ["tax"],
+                                    "attacks": "DBRL,ID", "max_risk": 99}],
                          ids=["scenarios", "id-categorical", "identifier-warning", "secret-gates", "weights-no-so",
-                              "sample-default-set"])
+                              "sample-default-set", "sample-secret"])
 def test_parts_gathered_in_process_give_the_local_report(tmp_path, monkeypatch, capsys, extra):
     extra = dict(extra)
     sample = extra.pop("sample", False)
@@ -156,7 +158,9 @@ def test_parts_gathered_in_process_give_the_local_report(tmp_path, monkeypatch, 
         assert (jobs / "report" / "report.md").read_text().startswith(
             "# Disclosure risk and information loss (sample release)")
         attacks = [r["measure"] for r in doc["results"] if r["kind"] == "disclosure risk" and r["masked"] == "noise.csv"]
-        assert "DBRL" in attacks and len(attacks) == len(plan.attacks)
+        assert "DBRL" in attacks and len(attacks) == len(plan.attacks if plan.attacks_given else
+                                                         assess_jobs._release_attacks(plan, True))
+        assert all(r["records"] == "released" for r in inference)
     else:
         assert doc["release_type"] == "one to one"
         n_linkage = len(assess_jobs.attack_names(None)) if not plan.attacks_given else len(plan.attacks)

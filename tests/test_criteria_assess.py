@@ -114,7 +114,7 @@ def test_the_predicates_are_capped_on_large_files(monkeypatch):
         return real(*args, **kwargs)
 
     monkeypatch.setattr(engine, "singling_out", spy)
-    monkeypatch.setattr("sdcrisk.assess.assessment.SINGLING_OUT_WORK", 600 * 250)  # 600 records: 250 predicates
+    monkeypatch.setattr("sdcrisk.assess.criteria.SINGLING_OUT_WORK", 600 * 250)  # 600 records: 250 predicates
     x, y, _ = _files()
     sdcrisk.assess(x, y, attacks=["RBRL-Max"], information_loss=False)
     assert asked == [250]
@@ -136,8 +136,10 @@ def test_singling_out_on_a_sample_release_attacks_every_original_record():
         assert rows.loc[r.attack].linked == r.successes and rows.loc[r.attack].n == r.trials
     at_risk = records_at_risk(res)
     assert sorted(at_risk.record) == sorted(x.pid.to_numpy()[proof.record])  # by id, among every original
-    with pytest.raises(AssessError, match="inference on a sample release is not measured"):
-        sdcrisk.assess(x, y, id="pid", secret="income", attacks=["DBRL"])
+    inferred = sdcrisk.assess(x, y, id="pid", secret="income", attacks=["DBRL"], information_loss=False)
+    rows = inferred[inferred.kind == "inference"]  # released targets against the unreleased ones
+    assert set(rows.measure) == {"nearest record", "key cell"} and (rows.n == len(y)).all()
+    assert (rows.baseline_kind == f"unreleased originals ({len(x) - len(y):,} targets)").all()
 
 
 def _command(tmp_path, *extra, out="r"):

@@ -41,16 +41,18 @@ def _files(seed, big=60, small=15, keys=False, noise=0.4, dup=True):
     return o, m.iloc[order].reset_index(drop=True), rows[order]
 
 
-def _std(z):
-    sd = z.std(axis=0, ddof=1)
-    out = z - z.mean(axis=0)
+def _std(z, ref):
+    """``z`` standardised by the mean and sample sd of ``ref`` (the original: both files of a sample)."""
+    sd = ref.std(axis=0, ddof=1)
+    out = z - ref.mean(axis=0)
     return np.where(sd > 0, out / np.where(sd > 0, sd, 1), 0.0)
 
 
 def _brute_dbrl(o, m, rows, keys=False):
-    """Each released record to its nearest original record (own standardisation of each file;
-    within the block of equal key), 1/t credit over the t exactly nearest."""
-    xs, ys = _std(o[["a", "b", "c"]].to_numpy()), _std(m[["a", "b", "c"]].to_numpy())
+    """Each released record to its nearest original record (both files standardised by the
+    original's mean and sd; within the block of equal key), 1/t credit over the t exactly nearest."""
+    x = o[["a", "b", "c"]].to_numpy()
+    xs, ys = _std(x, x), _std(m[["a", "b", "c"]].to_numpy(), x)
     credit, ratios = [], []
     for i in range(len(m)):
         d = []
@@ -194,6 +196,7 @@ def test_the_command_states_a_sample_release(tmp_path):
     assert md[0] == "# Disclosure risk and information loss (sample release)"
     results = pd.DataFrame(doc["results"])
     dbrl = results[results.measure == "DBRL"].iloc[0]
+    o, m = pd.read_csv(tmp_path / "o.csv"), pd.read_csv(tmp_path / "m.csv")  # the values as the command read them
     credit, _ = _brute_dbrl(o, m, rows, keys=True)
     assert dbrl.n == 30 and dbrl.linked == pytest.approx(credit.sum(), abs=1e-9)
     for name in ("PRL", "PRL-graded", "RS-RL(p<=20%)", "L-RL(MA)"):  # rows, not silently missing

@@ -44,6 +44,11 @@ from ..measures.scenarios import ScenarioRangeError, scenario_range
 from .workers import (WORKER_MIN, AttackWorkers, NoRoomError, file_shape, memory_problem,  # noqa: F401 (WORKER_MIN: API)
                       reading_bytes, worker_min)
 from .pairing import (READERS, AssessError, read_file, _read, _header, identifier_columns, _label_like, _numeric, _show, _ids, Pair, pair_files, _typed_pair, _thousands, _text_numbers, _refuse_nested, _refuse_all_distinct, _stray_text, _text_among_numbers, RecordsAtRisk, secret_names)  # noqa: F401 (the module's API)
+from .criteria import (CRITERION_COLUMNS, EVIDENCE_COLUMNS, INFERENCE_KIND, SINGLING_OUT_PREDICATES,  # noqa: F401 (the module's API)
+                       SINGLING_OUT_WORK, _criterion_table_rows, _evidence, _inference, _key_risk, _labels, _singled,
+                       _singling_out, criteria_results, criterion_rows, records_at_risk, sample_criteria,
+                       sample_criterion_rows,
+                       singling_out_predicates)
 from .rows import (COLUMNS, RISK, LOSS, LINKS, _scenario_label, _mixed_distance_attack, _sizes, MIXED_DISTANCE, _rows, _attack_row, BOUND_MIN, BOUNDED, attack_bound, best_result, bounded_row, _own_order, _finish, _interval_disclosure_row, _loss_rows)  # noqa: F401 (the module's API)
 
 # DEFAULT_ATTACKS: the attacks no other dominates on the corpus of research/dominance (sdcrisk.assess.default_attacks);
@@ -372,20 +377,20 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     if pair.rows is not None:  # a sample of the original's records (sdcrisk.assess.sample)
         from .sample import assess_sample
 
-        if secrets:
-            raise AssessError(sample_secret_problem(names))
         table = assess_sample(pair, sets, todo, attacks=attacks, information_loss=information_loss, seed=seed,
                               say=say, names=names, idle=idle)
-        if not singling_out or links_out is not None:
+        if not (singling_out or secrets or weight_values is not None) or links_out is not None:
             return table
-        singled = _singled(pair, sets[0], seed, record_ids, say)  # the originals: every record (the population)
-        crit = _criterion_table_rows(singled[0], _scenario_label(sets[0], columns),
-                                     ",".join(columns[c] for c in sets[0]), len(sets[0]))
+        crit = sample_criteria(pair, sets, secrets, tolerance=tolerance, record_ids=record_ids, labels=labels,
+                               singling_out=singling_out, seed=seed, weights=weight_values, say=say)
         extra = [c for c in table.columns if c not in COLUMNS]  # e.g. the sample rows' ``records`` (released)
-        out = pd.concat([table, pd.DataFrame(crit)], ignore_index=True).reindex(
-            columns=COLUMNS + CRITERION_COLUMNS + extra)
-        out.attrs.update(table.attrs, singling_out=True,
-                         records_at_risk=RecordsAtRisk(_evidence(singled[1])))
+        out = pd.concat([table, sample_criterion_rows(crit["rows"])], ignore_index=True).reindex(columns=COLUMNS + CRITERION_COLUMNS + extra)
+        out.attrs.update(table.attrs, singling_out=bool(singling_out),
+                         records_at_risk=RecordsAtRisk(_evidence(crit["evidence"])))
+        if secrets:
+            out.attrs["inference"] = {"tolerance": tolerance, "secrets": secrets, "l_diversity": crit["diversity"]}
+        if crit["key_risk"] is not None:
+            out.attrs["key_risk"] = crit["key_risk"]
         return out
     n = pair.n
     perm = np.random.Generator(np.random.PCG64(seed)).permutation(n)
@@ -462,22 +467,6 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     return out
 
 
-def sample_secret_problem(names) -> str:
-    """The message refusing a secret on a sample release (inference is measured on one-to-one and
-    synthetic releases)."""
-    return (f"secret: {names[1]} is a sample release (--id, fewer records than {names[0]}); inference on a "
-            "sample release is not measured: leave out --secret")
-
-
-def _evidence(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """The records at risk of every criterion, one table (its columns when no record is at risk)."""
-    frames = [f for f in frames if len(f)]
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=EVIDENCE_COLUMNS)
-
-
-EVIDENCE_COLUMNS = ["record", "criterion", "attack", "evidence"]
-
-
 def _prepared(original, masked, *, id, names, categorical, weights, secret, known, scenarios) -> tuple:
     """The two tables checked and paired as :func:`assess` pairs them (the weight column taken
     out, :func:`_take_weights`): ``(pair, secrets, known, labels, record_ids, weights)`` with the
@@ -490,157 +479,6 @@ def _prepared(original, masked, *, id, names, categorical, weights, secret, know
     labels = {c: _labels(original[c], pair.cx[:, pair.categorical.index(c)]) for c in secrets if c in pair.categorical}
     record_ids = original[id].to_numpy() if id is not None else None
     return pair, secrets, known, labels, record_ids, weight_values
-
-
-def _singled(pair: Pair, cols: list[int], seed: int, record_ids, say) -> tuple[list, list[pd.DataFrame]]:
-    """The singling-out rows (:func:`_singling_out`, :func:`singling_out_predicates` predicates)
-    and their records at risk, each record by its id (else its row number from 1)."""
-    say("singling out")
-    found, proof = _singling_out(pair, cols, seed, singling_out_predicates(pair.n))
-    if not len(proof):
-        return found, []
-    return found, [proof.assign(record=record_ids[proof.record] if record_ids is not None else proof.record + 1)]
-
-
-def criteria_results(pair: Pair, sets: list[list[int]], secrets: list[str], links: dict, *, tolerance: float,
-                     record_ids, labels: dict, singled, singling_out: bool, seed: int, weights, say) -> dict:
-    """The criteria other than linkability of a one-to-one release, after its linkage attacks
-    (``links``: each attack's link per original record, in the attacks' order): the records each
-    attack links to their own masked record, inference of every secret, singling out (``singled``:
-    already computed by :func:`_singled`, else computed here) and the agencies' measures.
-    ``{"rows", "evidence", "diversity", "key_risk"}``; :func:`assess` and the criteria job of
-    :mod:`sdcrisk.assess.jobs` both call it, so the workflow's rows are the command's."""
-    columns = pair.columns
-    rows, evidence, diversity = [], [], {}
-    own = np.arange(pair.n)
-    for name, link in links.items():  # linkability's records at risk: linked to their own masked record
-        hit = np.flatnonzero(link == own)
-        evidence.append(pd.DataFrame({"record": record_ids[hit] if record_ids is not None else hit + 1,
-                                      "criterion": "linkability", "attack": name,
-                                      "evidence": "linked to its own masked record"}))
-    label, known = _scenario_label(sets[0], columns), ",".join(columns[c] for c in sets[0])
-    for s in secrets:
-        say(f"inference of {s}")
-        found = _inference(pair, s, sets[0], links, tolerance)
-        rows.extend(_criterion_table_rows(found.rows, label, known, len(sets[0])))
-        diversity[s] = found.diversity
-        true = pair.cx[:, pair.categorical.index(s)] if found.categorical else pair.x[:, pair.numeric.index(s)]
-        evidence.append(found.evidence(record_ids, labels.get(s), true))
-    if singling_out:
-        found, proof = singled if singled is not None else _singled(pair, sets[0], seed, record_ids, say)
-        rows.extend(_criterion_table_rows(found, label, known, len(sets[0])))
-        evidence.extend(proof)
-    key_risk = _key_risk(pair, sets[0], secrets, weights) if singling_out or weights is not None else None
-    return {"rows": rows, "evidence": evidence, "diversity": diversity, "key_risk": key_risk}
-
-
-#: singling out's multivariate predicates (:func:`sdcrisk.criteria.singling_out.singling_out`'s
-#: ``predicates``) in ``assess``: 1000 up to 10^5 records, then fewer, at least 100. Each predicate
-#: drawn is counted in both files, so the draws cost grows as predicates x records; the cap keeps
-#: singling out small beside the linkage attacks at 10^6 records (docs/assess.md, Singling out).
-SINGLING_OUT_PREDICATES = (100, 1000)
-SINGLING_OUT_WORK = 10 ** 8  # predicates x records
-
-
-def singling_out_predicates(n: int) -> int:
-    """The multivariate singling-out predicates :func:`assess` tries on ``n`` original records."""
-    low, high = SINGLING_OUT_PREDICATES
-    return int(min(high, max(low, SINGLING_OUT_WORK // max(int(n), 1))))
-
-
-# ----------------------------------------------------------------------------- inference
-CRITERION_COLUMNS = ["criterion", "target", "baseline_kind", "baseline_linked", "excess", "excess_low", "excess_high"]
-INFERENCE_KIND = "inference"  # the ``kind`` of an inference row
-
-
-
-
-def records_at_risk(results: pd.DataFrame) -> pd.DataFrame:
-    """The per-record evidence of :func:`assess`'s result: ``record`` (the id, else the row number
-    from 1), ``criterion``, ``attack``, ``evidence`` (empty without a secret)."""
-    held = results.attrs.get("records_at_risk")
-    return held.table if held is not None else pd.DataFrame(columns=["record", "criterion", "attack", "evidence"])
-
-
-def criterion_rows(results: pd.DataFrame) -> list:
-    """The rows of :func:`assess`'s result measured under a criterion other than linkability, as
-    :class:`sdcrisk.criteria.CriterionRow` (the same numbers: successes, trials, baseline)."""
-    from ..criteria import CriterionRow
-
-    if "criterion" not in results.columns:
-        return []
-    r = results[results.criterion.notna() & (results.criterion != "")]
-    return [CriterionRow(criterion=x.criterion, attack=x.measure, successes=float(x.linked), trials=int(x.n),
-                         baseline=x.baseline_kind, baseline_successes=float(x.baseline_linked),
-                         baseline_trials=int(x.n), target=x.target, note=x.note or "") for x in r.itertuples()]
-
-
-
-
-def _labels(column: pd.Series, codes: np.ndarray) -> np.ndarray:
-    """The label of each category code (``codes``: the column's codes, record by record; codes
-    only the release has are shown as ``code K``)."""
-    out = np.array([f"code {k}" for k in range(int(codes.max(initial=0)) + 1)], dtype=object)
-    out[codes] = column.astype(str).to_numpy()
-    return out
-
-
-def _inference(pair: Pair, secret: str, cols: list[int], links: dict, tolerance: float):
-    """The inference attacks on ``secret`` knowing the scenario ``cols`` (:func:`sdcrisk.criteria.inference.infer`)."""
-    from ..criteria.inference import infer
-
-    known = [pair.columns[c] for c in cols]
-    kn = [pair.numeric.index(c) for c in known if c in pair.numeric]
-    kc = [c for c in known if c in pair.categorical]
-    jc = [pair.categorical.index(c) for c in kc]
-    categorical = secret in pair.categorical
-    if categorical:
-        j = pair.categorical.index(secret)
-        sx, sy = pair.cx[:, j], pair.cy[:, j]
-    else:
-        j = pair.numeric.index(secret)
-        sx, sy = pair.x[:, j], pair.y[:, j]
-    return infer(secret, sx, sy, categorical=categorical, xn=pair.x[:, kn], yn=pair.y[:, kn], xc=pair.cx[:, jc],
-                 yc=pair.cy[:, jc], blocking=[c in pair.keys for c in kc], ncat=pair.ncat(kc), links=links,
-                 tolerance=tolerance)
-
-
-def _singling_out(pair: Pair, cols: list[int], seed: int, predicates: int = 1000):
-    """The singling-out attacks on the scenario ``cols`` (:func:`sdcrisk.criteria.singling_out.singling_out`),
-    on the values as the attacks see them (categorical attributes by their common codes)."""
-    from ..criteria.singling_out import singling_out
-
-    known = [pair.columns[c] for c in cols]
-    frames = []
-    for x, cx in ((pair.x, pair.cx), (pair.y, pair.cy)):
-        frames.append(pd.DataFrame({c: (cx[:, pair.categorical.index(c)] if c in pair.categorical
-                                        else x[:, pair.numeric.index(c)]) for c in known}))
-    rows, proof = singling_out(frames[0], frames[1], known, categorical=[c for c in known if c in pair.categorical],
-                               seed=seed, predicates=predicates)
-    return rows, proof
-
-
-def _key_risk(pair: Pair, cols: list[int], secrets: list[str], weights: np.ndarray | None) -> dict | None:
-    """The agencies' measures on the release's known categorical attributes (:func:`sdcrisk.criteria.key_risk.key_risk`),
-    the categorical secrets as sensitive attributes; None without a known categorical attribute."""
-    from ..criteria.key_risk import key_risk
-
-    keys = [pair.columns[c] for c in cols if pair.columns[c] in pair.categorical]
-    if not keys:
-        return None
-    sensitive = [s for s in secrets if s in pair.categorical]
-    table = pd.DataFrame({c: pair.cy[:, pair.categorical.index(c)] for c in keys + sensitive})
-    if weights is not None:
-        table["__weights__"] = weights
-    found = key_risk(table, keys, weights="__weights__" if weights is not None else None, sensitive=sensitive)
-    out = {"keys": keys, "weights": weights is not None, "records": found.n,
-           "k_anonymity": found.k_anonymity.to_dict(orient="records"),
-           "expected_reidentifications": found.risk_ER, "global_risk_percent": found.risk_pct}
-    if sensitive:
-        lowest = {s: int(found.records[f"{s}_Distinct_Ldiversity"].min()) for s in sensitive}
-        out["l_diversity"] = {s: {"lowest_distinct_l": lowest[s], "records_with_l_1": int(
-            (found.records[f"{s}_Distinct_Ldiversity"] <= 1).sum())} for s in sensitive}
-    return out
 
 
 def _take_weights(original: pd.DataFrame, masked: pd.DataFrame, column: str, names) -> tuple:
@@ -656,21 +494,6 @@ def _take_weights(original: pd.DataFrame, masked: pd.DataFrame, column: str, nam
     except ValueError as exc:
         raise AssessError(f"weights: {names[1]}: {exc}") from None
     return original.drop(columns=[column], errors="ignore"), masked.drop(columns=[column]), values
-
-
-def _criterion_table_rows(found: list, label: str, known: str, n_known: int) -> list[dict]:
-    """The result table's rows of :class:`sdcrisk.criteria.CriterionRow` results (inference,
-    singling out): kind = the criterion, the success in ``linked`` out of ``n`` trials."""
-    out = []
-    for r in found:
-        low, high = r.interval
-        excess, e_low, e_high = r.excess
-        out.append({"measure": r.attack, "kind": r.criterion, "scenario": label, "known": known,
-                    "n_known": n_known, "n": r.trials, "linked": r.successes, "percent": r.percent, "low": low,
-                    "high": high, "baseline": r.baseline_percent, "note": r.note, "criterion": r.criterion,
-                    "target": r.target, "baseline_kind": r.baseline, "baseline_linked": r.baseline_successes,
-                    "excess": excess, "excess_low": e_low, "excess_high": e_high})
-    return out
 
 
 def _blocking(pair: Pair, sets: list[list[int]]) -> dict:

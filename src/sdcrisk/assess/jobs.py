@@ -516,45 +516,40 @@ def criteria_part(plan: Plan, i: int, path) -> Path:
     ``attrs`` and records at risk written to ``path``."""
     import numpy as np
 
-    from .assessment import (COLUMNS, CRITERION_COLUMNS, _criterion_table_rows, _evidence, _singled, criteria_results,
-                             sample_secret_problem, scenarios_from)
-    from .rows import _scenario_label
+    from .assessment import COLUMNS, CRITERION_COLUMNS, _evidence, criteria_results, sample_criteria, scenarios_from
+    from .criteria import sample_criterion_rows
+    from ..criteria.inference import TOLERANCE
 
     s = plan.settings
     original, release = plan.original, plan.releases[i]
     pair, secrets, known, labels, record_ids, weights = _paired(original, release, s)
     sets = scenarios_from(pair.columns, known, s["scenarios"])
-    attrs: dict = {}
-    if pair.rows is not None:  # a sample release (assess: singling out only)
-        if secrets:
-            raise AssessError(sample_secret_problem((original, release)))
-        rows, evidence = [], []
-        if s.get("singling_out", True):
-            found, evidence = _singled(pair, sets[0], s["seed"], record_ids, _say)
-            rows = _criterion_table_rows(found, _scenario_label(sets[0], pair.columns),
-                                         ",".join(pair.columns[c] for c in sets[0]), len(sets[0]))
-            attrs["singling_out"] = True
-    else:
-        links = {}
+    tolerance = s.get("tolerance") or TOLERANCE
+    singling_out = s.get("singling_out", True)
+    links = {}
+    if pair.rows is None and secrets:  # a one-to-one release: inference from each attack's links
         for attack in plan.attacks:
-            if secrets:
-                part = _read_part(plan, i, attack)
-                links.update({k: np.asarray(v, dtype=np.int64) for k, v in part.get("links", {}).items()})
-        from ..criteria.inference import TOLERANCE
-
-        crit = criteria_results(pair, sets, secrets, links, tolerance=s.get("tolerance") or TOLERANCE,
-                                record_ids=record_ids, labels=labels, singled=None,
-                                singling_out=s.get("singling_out", True), seed=s["seed"], weights=weights, say=_say)
-        rows, evidence = crit["rows"], crit["evidence"]
-        attrs["singling_out"] = bool(s.get("singling_out", True))
-        if secrets:
-            attrs["inference"] = {"tolerance": s.get("tolerance") or TOLERANCE, "secrets": secrets,
-                                  "l_diversity": crit["diversity"]}
-        if crit["key_risk"] is not None:
-            attrs["key_risk"] = crit["key_risk"]
+            part = _read_part(plan, i, attack)
+            links.update({k: np.asarray(v, dtype=np.int64) for k, v in part.get("links", {}).items()})
+    common = dict(tolerance=tolerance, record_ids=record_ids, labels=labels, singling_out=singling_out,
+                  seed=s["seed"], weights=weights, say=_say)
+    crit = (sample_criteria(pair, sets, secrets, **common) if pair.rows is not None
+            else criteria_results(pair, sets, secrets, links, singled=None, **common))
+    evidence = crit["evidence"]
+    attrs: dict = {"singling_out": bool(singling_out)}
+    if secrets:
+        attrs["inference"] = {"tolerance": tolerance, "secrets": secrets, "l_diversity": crit["diversity"]}
+    if crit["key_risk"] is not None:
+        attrs["key_risk"] = crit["key_risk"]
     import pandas as pd
 
-    rows = pd.DataFrame(rows).reindex(columns=COLUMNS + CRITERION_COLUMNS).to_dict(orient="records")
+    if pair.rows is not None:  # a sample: the inference rows count released records
+        table = sample_criterion_rows(crit["rows"])
+        table = table if table is not None else pd.DataFrame(columns=COLUMNS)
+        rows = table.reindex(columns=COLUMNS + CRITERION_COLUMNS + ["records"])
+    else:
+        rows = pd.DataFrame(crit["rows"]).reindex(columns=COLUMNS + CRITERION_COLUMNS)
+    rows = rows.to_dict(orient="records")
     doc = {"original": original, "release": release, "measure": CRITERIA, "settings": s, "rows": rows,
            "attrs": attrs, "records": _evidence(evidence).to_dict(orient="records")}
     return _write_part(path, doc)

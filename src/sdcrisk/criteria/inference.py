@@ -202,11 +202,13 @@ def l_diversity(cy: np.ndarray, sy: np.ndarray) -> dict:
 
 def nearest_credit(xn: np.ndarray, yn: np.ndarray, xc: np.ndarray, yc: np.ndarray, bx: np.ndarray,
                    by: np.ndarray, sx: np.ndarray, sy: np.ndarray, categorical: bool, tolerance: float,
-                   ncat: Sequence[int] | None = None):
+                   ncat: Sequence[int] | None = None, scaled: bool = False):
     """Per target: the expected success of a uniformly random choice among its nearest release
     records (:data:`NEAREST`), and one of them (the lowest index; -1 when its block holds no
     release record). ``xn``, ``yn``: numeric known attributes; ``xc``, ``yc``: changed categorical
     ones (codes, ``ncat`` categories each); ``bx``, ``by``: block numbers (equal blocking keys).
+    ``scaled``: the numeric attributes are already on the distance's scale (both files alike),
+    else each file is standardised by its own mean and sd.
 
     Distances are the k-d tree's sums ``d = sum_j (a_j - b_j)^2`` in coordinate order (exact
     ties: equal sums). Records identical on the coordinates and the block form one tied group
@@ -215,8 +217,11 @@ def nearest_credit(xn: np.ndarray, yn: np.ndarray, xc: np.ndarray, yc: np.ndarra
     n = xn.shape[0]
     ncat = list(ncat) if ncat is not None else [int(max(xc[:, j].max(initial=0), yc[:, j].max(initial=0))) + 1
                                                  for j in range(xc.shape[1])]
-    a = mixed_matrix(xn, xc, ncat)
-    b = mixed_matrix(yn, yc, ncat)
+    if scaled:
+        a = np.hstack([xn, mixed_matrix(xn[:, :0], xc, ncat)])
+        b = np.hstack([yn, mixed_matrix(yn[:, :0], yc, ncat)])
+    else:
+        a, b = mixed_matrix(xn, xc, ncat), mixed_matrix(yn, yc, ncat)
     if b.shape[1] == 0:  # nothing but the blocking keys: every record of the block is tied
         counter = _Counter(by, sy, categorical, tolerance)
         sizes = np.bincount(by, minlength=int(bx.max(initial=0)) + 1)
@@ -303,7 +308,8 @@ class Inference:
 def infer(secret: str, sx: np.ndarray, sy: np.ndarray, *, categorical: bool, xn: np.ndarray | None = None,
           yn: np.ndarray | None = None, xc: np.ndarray | None = None, yc: np.ndarray | None = None,
           blocking: Sequence[bool] | None = None, ncat: Sequence[int] | None = None,
-          links: Mapping[str, np.ndarray] | None = None, tolerance: float = TOLERANCE) -> Inference:
+          links: Mapping[str, np.ndarray] | None = None, tolerance: float = TOLERANCE,
+          scaled: bool = False) -> Inference:
     """Every inference attack on the secret (module docstring), every original record a target.
 
     ``sx`` (the targets' true secrets), ``sy`` (the release's): integer codes common to both
@@ -312,7 +318,9 @@ def infer(secret: str, sx: np.ndarray, sy: np.ndarray, *, categorical: bool, xn:
     (common codes, ``ncat`` categories each); ``blocking[j]``: whether categorical attribute ``j``
     is a blocking key (the masking left it unchanged), the others enter the mixed distance.
     ``links``: per linkage attack, the release record (index into ``sy``, -1: none) it linked each
-    target to. The release may hold another number of records than the targets."""
+    target to. The release may hold another number of records than the targets. ``scaled``:
+    ``xn`` and ``yn`` are already on the distance's scale, both files alike (a sample release,
+    :mod:`sdcrisk.assess.criteria`); else each file is standardised by its own mean and sd."""
     if not 0.0 < tolerance <= 1.0:
         raise ValueError(f"tolerance: expected a number in (0, 1], got {tolerance!r}")
     n, m = len(sx), len(sy)
@@ -349,7 +357,7 @@ def infer(secret: str, sx: np.ndarray, sy: np.ndarray, *, categorical: bool, xn:
     changed = ~blocking
     ncat_changed = [k for k, c in zip(ncat, changed) if c]
     c_near, near, has = nearest_credit(xn, yn, xc[:, changed], yc[:, changed], bx, by, sx, sy, categorical,
-                                       tolerance, ncat_changed)
+                                       tolerance, ncat_changed, scaled)
     guess = np.where(has, sy[np.maximum(near, 0)], fallback if categorical else np.nan)
     c_near = np.where(has, c_near, base_credit)
     credit[NEAREST], guesses[NEAREST] = c_near, np.where(has, guess, fallback)

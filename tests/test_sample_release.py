@@ -106,19 +106,33 @@ def _doubled_rank(v):
 @pytest.mark.parametrize("seed", [3, 4])
 @pytest.mark.parametrize("measure,combine", [("RBRL-Sum", np.sum), ("RBRL-Max", np.max)])
 def test_rank_attacks_on_a_sample_are_the_brute_force(seed, measure, combine):
-    """Quantile coordinates: (2r - 1) / 2N in the original, (2s - 1) / 2n in the release, both
-    times 2nN (integers), compared by the criterion over the attributes."""
+    """Ranks among the original's values: each original value its doubled average rank, each
+    released value the doubled average rank it would take among the original's values (2 per
+    original value below it, 1 per equal one, plus 1), compared by the criterion over the
+    attributes."""
     o, m, rows = _files(seed)
     t = assess(o, m, id="rid", attacks=[measure], information_loss=False)
     big, small = len(o), len(m)
-    xo = np.column_stack([(_doubled_rank(o[c].to_numpy()) - 1) * small for c in "abc"])
-    yo = np.column_stack([(_doubled_rank(m[c].to_numpy()) - 1) * big for c in "abc"])
+    xo = np.column_stack([_doubled_rank(o[c].to_numpy()) for c in "abc"])
+    yo = np.column_stack([[sum(2 if w < u else 1 if w == u else 0 for w in o[c]) + 1 for u in m[c]] for c in "abc"])
     credit = 0.0
     for i in range(small):
         d = np.array([combine(np.abs(yo[i] - xo[j])) for j in range(big)])
         best = np.flatnonzero(d == d.min())
         credit += 1.0 / best.size if rows[i] in best else 0.0
     assert _row(t, measure).linked == pytest.approx(credit, abs=1e-9)
+
+
+def test_an_unmasked_sample_is_linked_whole_by_every_attack():
+    """A 10 % sample released unmasked, two attributes: each released record's values are its own
+    original's, so DBRL, GDBRL and RBRL on the original's scale link every record (each file on its
+    own mean and sd, or ranks by quantile within the sample, lose most of them to sampling error)."""
+    rng = np.random.Generator(np.random.PCG64(21))
+    o = pd.DataFrame({"rid": np.arange(20000), "a": rng.normal(size=20000), "b": rng.lognormal(size=20000)})
+    m = o.sample(n=2000, random_state=np.random.RandomState(3)).reset_index(drop=True)
+    t = assess(o, m, id="rid", attacks=["DBRL", "GDBRL", "RBRL-Sum", "RBRL-Max"], information_loss=False,
+               singling_out=False)
+    assert (t.set_index("measure").percent == 100.0).all()
 
 
 def test_rectangular_gdbrl_is_the_dense_optimum():

@@ -73,7 +73,8 @@ import numpy as np
 import pandas as pd
 
 from ..linkage.distance import standardise
-from ..linkage.sample import nearest_originals, precision_recall, sample_dbrl, sample_gdbrl, sample_ranks, sample_rbrl
+from ..linkage.sample import (nearest_originals, precision_recall, ranks_in_original, sample_dbrl, sample_gdbrl,
+                               sample_ranks, sample_rbrl)
 from ..measures.uncertainty import wilson_interval
 from ..resources import MemoryLimitError
 from ..measures.units import linkage_percent
@@ -101,7 +102,7 @@ NOT_FOR_SAMPLES = {
     "PRL-graded": "its agreement levels are bands of rank distance, each value ranked within its own file "
                   "(sdcrisk.linkage.graded); in a sample the released ranks run to n and the original ones to N, so "
                   "its bands would compare ranks on different scales, and it has no version on a common rank scale "
-                  "(the quantile coordinates RBRL uses here): not run rather than run on wrong levels",
+                  "(the ranks among the original's values RBRL uses here): not run rather than run on wrong levels",
     "RS-RL(p<=20%)": "its candidate window (p % of the records around each rank) is a window of a file rank-swapped "
                      "as a whole; a sample's ranks do not say which original records were within p % of it",
     "L-RL(MA)": "its candidates are records whose value can be the mean of a microaggregation group; a sample "
@@ -264,10 +265,11 @@ def _sample_row(name, pair, cols, seed, pr, label, shared=None) -> dict:
             res = sample_rbrl(yo, xo, inverse, "sum" if name == "RBRL-Sum" else "max", (by, bx) if keys else None)
         else:
             if "ranks" not in shared:  # RBRL-Sum and RBRL-Max compare the same ranks
-                shared["ranks"] = sample_ranks(pair.x[:, kn], pair.y[:, kn], blocks)
+                shared["ranks"] = ranks_in_original(pair.x[:, kn], pair.y[:, kn], blocks)
             xo, yo = shared["ranks"]
             res = sample_rbrl(xo, yo, rows, "sum" if name == "RBRL-Sum" else "max", blocks)
-        notes.append("ranks of the released values within the release, on the original's rank scale")
+        notes.append("released values ranked within the release, on the original's rank scale" if equal else
+                     "released values ranked among the original's values")
     if res.ratio is not None and name in CONFIDENCE:
         pr.append({"attack": name, "scenario": label, "known": ",".join(known), "confidence": CONFIDENCE[name],
                    "rows": precision_recall(res.credit, res.ratio)})

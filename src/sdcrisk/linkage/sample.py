@@ -46,9 +46,12 @@ numbers exactly.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
+from numba import njit
 
 from ..measures.units import linkage_percent, precision_percent
 from .base import uniform_credit
@@ -263,16 +266,68 @@ def precision_recall(credit: np.ndarray, confidence: np.ndarray, thresholds=RATI
     return out
 
 
-def _block_ranks(z: np.ndarray, blocks) -> np.ndarray:
-    """Doubled average ranks of every column of ``z`` within its block (int64)."""
-    import pandas as pd
+@njit(cache=True, nogil=True)
+def _doubled_ranks(v, blocks, order, nblocks, out):
+    """``out[i]``: twice the average rank of ``v[i]`` among the values of its block (``blocks[i]``
+    in ``[0, nblocks)``), from ``order``, the rows by ascending value (stable): a counting sort by
+    block keeps that order inside each block, and a run of equal values at 0-based places ``a`` to
+    ``e - 1`` of its block has the average rank ``(a + 1 + e) / 2``, doubled ``a + e + 1`` (an
+    integer, exact)."""
+    n = order.size
+    first = np.zeros(nblocks + 1, dtype=np.int64)
+    for i in range(n):
+        first[blocks[i] + 1] += 1
+    for c in range(nblocks):
+        first[c + 1] += first[c]
+    fill = first[:nblocks].copy()
+    rows = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        i = order[t]
+        rows[fill[blocks[i]]] = i
+        fill[blocks[i]] += 1
+    t = 0
+    while t < n:
+        i = rows[t]
+        b = blocks[i]
+        e = t + 1
+        while e < n and blocks[rows[e]] == b and v[rows[e]] == v[i]:
+            e += 1
+        r = (t - first[b]) + (e - first[b]) + 1
+        for u in range(t, e):
+            out[rows[u]] = r
+        t = e
 
-    if blocks is None:
+
+def _block_ranks(z: np.ndarray, blocks) -> np.ndarray:
+    """Doubled average ranks of every column of ``z`` within its block (int64; pandas'
+    ``rank(method="average")`` times 2): per column numpy's stable argsort and
+    :func:`_doubled_ranks`, the columns on numba's threads (at 10^7 x 10 with 50 blocks about a
+    third of pandas' grouped rank). Values with NaN: pandas."""
+    z = np.asarray(z, dtype=np.float64)
+    n, m = z.shape
+    if np.isnan(z).any():
+        import pandas as pd
         from scipy.stats import rankdata
 
-        return np.rint(2.0 * rankdata(z, method="average", axis=0)).astype(np.int64)
-    ranks = pd.DataFrame(z).groupby(np.asarray(blocks)).rank(method="average").to_numpy()
-    return np.rint(2.0 * ranks).astype(np.int64)
+        ranks = rankdata(z, method="average", axis=0) if blocks is None else \
+            pd.DataFrame(z).groupby(np.asarray(blocks)).rank(method="average").to_numpy()
+        return np.rint(2.0 * ranks).astype(np.int64)
+    codes = np.zeros(n, dtype=np.int64) if blocks is None else np.asarray(blocks, dtype=np.int64)
+    nblocks = int(codes.max(initial=-1)) + 1
+    out = np.empty((m, n), dtype=np.int64)
+
+    def one(j):
+        v = np.ascontiguousarray(z[:, j])
+        _doubled_ranks(v, codes, np.argsort(v, kind="stable"), nblocks, out[j])
+
+    threads = min(numba.get_num_threads(), m)
+    if threads <= 1:
+        for j in range(m):
+            one(j)
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(one, range(m)))
+    return out.T
 
 
 def sample_ranks(x: np.ndarray, y: np.ndarray, blocks=None) -> tuple[np.ndarray, np.ndarray]:

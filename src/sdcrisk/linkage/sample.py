@@ -9,18 +9,26 @@ records as original ones (a one-to-one release in another order) the direction i
 attacks' (each original record linked to a released record) and the engines below give their
 numbers exactly.
 
-* :func:`nearest_originals`: the one search the attacks share. An exact k-d tree over the
-  original (the larger file; building it is ``O(N log N)`` once, and the ``n`` released records
-  are the queries) with the block code as one more coordinate far above every distance inside a
-  block (:func:`with_blocks`: the tree splits on the blocks first and prunes the others at once;
-  a box query on keys the tree does not split on visits the whole original for every query: 88 s
-  CPU at 10^6 / 10^5 x 10 with 50 blocks, against 9 s), listing each released record's :data:`NEAREST` nearest
-  original records of its block.
+* :class:`OriginalSearch` (and :func:`nearest_originals`, one list from it): the search the attacks
+  share. An exact k-d tree over the original (the larger file; building it is ``O(N log N)`` once,
+  and the ``n`` released records are the queries, on numba's threads) with the block code as one
+  more coordinate far above every distance inside a block (:func:`with_blocks`: the tree splits on
+  the blocks first and prunes the others at once; a box query on keys the tree does not split on
+  visits the whole original for every query: 88 s CPU at 10^6 / 10^5 x 10 with 50 blocks, against
+  9 s), listing each released record's ``k`` nearest original records of its block. The lists are
+  short, as long as the attack needs for every record: 8 for DBRL and GDBRL (GDBRL's first
+  candidate graph, :data:`GDBRL_CANDIDATES`; DBRL needs the nearest two), 2 for RBRL-Sum and
+  RBRL-Max (one tree over the rank coordinates for both); a record whose list is full of equally
+  near records is listed again with :data:`NEAREST` and, if that one is full too, searched by a box
+  query (:func:`_within`). With ten attributes a search inside a block reads a large share of the
+  block's records around noisy queries (the cost per query grows almost as the block's size), so
+  the length of the list matters: at 3 x 10^6 / 3 x 10^5 (50 blocks) the squared Euclidean search
+  of 16 took 39 s CPU, of 8 about 32 s, of 2 22 s (L1 on ranks: 56 s for 16, 37 s for 2).
 * :func:`sample_dbrl`: DBRL (Muralidhar & Domingo-Ferrer 2016, section 2) on coordinates already
   on the distance's scale (each file standardised by its own mean and sd, as the one-to-one
   attack does), from that list: the nearest original record inside the block of equal
   categorical keys, exact (numpy's distance over the listed records within the brute force's
-  tolerance; a record with more equal records than the list holds is searched again in full).
+  tolerance; a record with more equal records than the lists hold is searched again in full).
   Ties: credit ``1/t`` when the true record is among the ``t`` equally near ones
   (:func:`.base.uniform_credit`).
 * :func:`ratio_of` / :func:`distance_ratio`: the attack's own confidence from the same list, the
@@ -33,7 +41,7 @@ numbers exactly.
   ``s`` among the ``n`` released records sits at the quantile ``(s - 1/2) / n`` of its file, the
   original value of rank ``r`` among ``N`` at ``(r - 1/2) / N``; both are compared on the
   original's rank scale, ``N`` times the quantile (ranks within a block when there are keys).
-  Written with doubled average ranks and multiplied by ``n`` the coordinates are integers
+  Written with doubled average ranks (:func:`_block_ranks`) and multiplied by ``n`` the coordinates are integers
   (original ``n * 2r``, released ``(2s - 1) N + n``), so the L1 / L-infinity search and its tie
   counts stay exact; for ``n = N`` they are ``N`` times the one-to-one attack's doubled ranks.
 * :func:`sample_gdbrl`: GDBRL (Herranz, Nin, Rodriguez & Tassa 2015) as a rectangular one-to-one

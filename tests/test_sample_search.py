@@ -86,3 +86,35 @@ def test_rbrl_short_list_widened_is_the_brute_force(criterion, combine, equal):
         two = np.sort(dist)[:2]
         assert res.ratio[i] == pytest.approx(1.0 if two[1] == 0 else two[0] / two[1])
     assert res.info["searched_again"] >= (6 if equal > NEAREST else 0)
+
+
+def test_shared_trees_give_the_same_rows_in_any_attack_order():
+    """The scenario's trees are shared and let go between attacks (sdcrisk.assess.sample): RBRL
+    between DBRL and GDBRL, or RBRL-Sum and RBRL-Max apart, give every attack the row and the
+    precision-recall table it has alone."""
+    import pandas as pd
+
+    from sdcrisk.assess.pairing import pair_sample
+    from sdcrisk.assess.sample import assess_sample
+
+    rng = np.random.Generator(np.random.PCG64(9))
+    o = pd.DataFrame(rng.integers(0, 6, size=(300, 3)).astype(float), columns=["a", "b", "c"])
+    o.insert(0, "rid", np.arange(300))
+    o["k"] = rng.choice(["p", "q", "r"], size=300)
+    rows = rng.choice(300, size=60, replace=False)
+    m = o.iloc[rows].reset_index(drop=True)
+    m[["a", "b", "c"]] += np.round(rng.normal(scale=0.5, size=(60, 3)), 1)
+    pair = pair_sample(o, m, o["rid"], m["rid"], "rid", ["a", "b", "c", "k"], None, ("original", "masked"))
+    sets = [[0, 1, 2, 3]]
+    cols = ["measure", "linked", "percent", "note"]
+    alone = {a: assess_sample(pair, sets, [a], attacks=[a], information_loss=False) for a in
+             ("DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL")}
+    for order in (["RBRL-Sum", "DBRL", "RBRL-Max", "GDBRL"], ["GDBRL", "RBRL-Max", "DBRL", "RBRL-Sum"]):
+        got = assess_sample(pair, sets, order, attacks=order, information_loss=False)
+        for a in order:
+            want = alone[a]
+            pd.testing.assert_frame_equal(got[got.measure == a][cols].reset_index(drop=True),
+                                          want[cols].reset_index(drop=True))
+            pr = [pd.DataFrame(p["rows"]) for p in got.attrs["sample"]["precision_recall"] if p["attack"] == a]
+            wpr = [pd.DataFrame(p["rows"]) for p in want.attrs["sample"]["precision_recall"]]
+            assert len(pr) == len(wpr) == 1 and pr[0].equals(wpr[0])  # NaN precision where none kept

@@ -243,6 +243,7 @@ def _sample_row(name, pair, cols, seed, pr, label, shared=None) -> dict:
             notes.append(f"mixed distance on {len(changed)} changed categorical attribute(s)")
         ref, query, truth, qblocks = (ym, xm, inverse, (by, bx) if keys else None) if equal else \
             (xm, ym, rows, blocks)
+        shared.pop("rank_search", None)  # RBRL's tree, done with (each scenario runs the attacks in turn)
         if "near" not in shared:  # GDBRL's first candidates, DBRL's list and ratio
             shared["search"] = OriginalSearch(ref, query, qblocks)
             shared["near"] = shared["search"].knn(GDBRL_CANDIDATES)
@@ -269,9 +270,10 @@ def _sample_row(name, pair, cols, seed, pr, label, shared=None) -> dict:
             yo, xo = sample_ranks(pair.y[:, kn], pair.x[:, kn], (by, bx) if keys else None)
             res = sample_rbrl(yo, xo, inverse, "sum" if name == "RBRL-Sum" else "max", (by, bx) if keys else None)
         else:
+            shared.pop("search", None)  # the distance tree's memory first (GDBRL rebuilds it if it needs more)
             if "ranks" not in shared:  # RBRL-Sum and RBRL-Max compare the same ranks in one tree
-                shared.pop("search", None)  # the distance tree's memory first (GDBRL rebuilds it if it needs more)
                 shared["ranks"] = sample_ranks(pair.x[:, kn], pair.y[:, kn], blocks)
+            if "rank_search" not in shared:
                 shared["rank_search"] = OriginalSearch(*shared["ranks"], blocks)
             xo, yo = shared["ranks"]
             metric = "l1" if name == "RBRL-Sum" else "linf"

@@ -234,6 +234,7 @@ def _sample_row(name, pair, cols, seed, pr, label, shared=None) -> dict:
     inverse[rows] = np.arange(n)
     blocks = (bx, by) if keys else None
     if name in ("DBRL", "GDBRL"):
+        shared.pop("rank_search", None)  # RBRL's tree, done with, before the distance matrices
         if not kn and not jc:
             return {**row, "note": "not applicable: no known attribute besides the blocking keys"}
         ncat = pair.ncat(changed)
@@ -243,7 +244,6 @@ def _sample_row(name, pair, cols, seed, pr, label, shared=None) -> dict:
             notes.append(f"mixed distance on {len(changed)} changed categorical attribute(s)")
         ref, query, truth, qblocks = (ym, xm, inverse, (by, bx) if keys else None) if equal else \
             (xm, ym, rows, blocks)
-        shared.pop("rank_search", None)  # RBRL's tree, done with (each scenario runs the attacks in turn)
         if "near" not in shared:  # GDBRL's first candidates, DBRL's list and ratio
             shared["search"] = OriginalSearch(ref, query, qblocks)
             shared["near"] = shared["search"].knn(GDBRL_CANDIDATES)

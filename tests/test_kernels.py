@@ -19,7 +19,7 @@ from sdcrisk.masking.radix import argsort_values
 @pytest.mark.parametrize("dtype", [np.float64, np.int64])
 def test_argsort_stable_is_numpys_stable_sort(dtype):
     rng = np.random.default_rng(0)
-    for n in (0, 1, 2, 3, 7, 64, 1000, 1025):
+    for n in (0, 1, 2, 3, 7, 15, 16, 17, 33, 64, 1000, 1025):  # around the insertion runs (16)
         key = rng.integers(0, max(n // 3, 1), n).astype(dtype)  # many ties
         assert argsort_stable(key).tolist() == np.argsort(key, kind="stable").tolist()
     key = np.array([0.0, -0.0, np.inf, -np.inf, 1e-300, 0.0])

@@ -22,10 +22,12 @@ By default the sample assessment runs DBRL too: the one-to-one default leaves it
 linked at least as many records on a corpus of one-to-one releases
 (:mod:`sdcrisk.assess.default_attacks`), a result that says nothing of samples.
 
-Cost: per scenario one exact k-nearest search over the original (the larger file, the k-d tree's
-side; the released records are the queries, the block code one more coordinate) gives DBRL's link
-and ties, its distance ratio and GDBRL's candidate graph; RBRL-Sum and RBRL-Max share the rank
-coordinates and each make one search in its metric (:mod:`sdcrisk.linkage.sample`).
+Cost: per scenario one exact k-d tree over the original (the larger file, the tree's side; the
+released records are the queries, the block code one more coordinate) lists each released
+record's 8 nearest original records, which give DBRL's link and ties, its distance ratio and
+GDBRL's candidate graph; RBRL-Sum and RBRL-Max share the rank coordinates and one tree over them,
+each listing the 2 nearest in its metric; only records whose list is full of equally near
+records get a longer one (:mod:`sdcrisk.linkage.sample`).
 
 Precision and recall (``attrs["sample"]["precision_recall"]``), per attack over its own confidence
 (:data:`CONFIDENCE`, smaller is surer): DBRL the ratio of the distance to the nearest original
@@ -73,8 +75,8 @@ import numpy as np
 import pandas as pd
 
 from ..linkage.distance import standardise
-from ..linkage.sample import (nearest_originals, precision_recall, ranks_in_original, sample_dbrl, sample_gdbrl,
-                               sample_ranks, sample_rbrl)
+from ..linkage.sample import (GDBRL_CANDIDATES, RANK_NEAREST, OriginalSearch, precision_recall, ranks_in_original,
+                              sample_dbrl, sample_gdbrl, sample_ranks, sample_rbrl)
 from ..measures.uncertainty import wilson_interval
 from ..resources import MemoryLimitError
 from ..measures.units import linkage_percent
@@ -233,6 +235,7 @@ def _sample_row(name, pair, cols, seed, pr, label, shared=None) -> dict:
     inverse[rows] = np.arange(n)
     blocks = (bx, by) if keys else None
     if name in ("DBRL", "GDBRL"):
+        shared.pop("rank_search", None)  # RBRL's tree, done with, before the distance matrices
         if not kn and not jc:
             return {**row, "note": "not applicable: no known attribute besides the blocking keys"}
         xm, ym = _on_the_distance_scale(pair, kn, jc, pair.ncat(changed), equal)
@@ -240,15 +243,17 @@ def _sample_row(name, pair, cols, seed, pr, label, shared=None) -> dict:
             notes.append(f"mixed distance on {len(changed)} changed categorical attribute(s)")
         ref, query, truth, qblocks = (ym, xm, inverse, (by, bx) if keys else None) if equal else \
             (xm, ym, rows, blocks)
-        if "near" not in shared:
-            shared["near"] = nearest_originals(ref, query, qblocks)
+        if "near" not in shared:  # GDBRL's first candidates, DBRL's list and ratio
+            shared["search"] = OriginalSearch(ref, query, qblocks)
+            shared["near"] = shared["search"].knn(GDBRL_CANDIDATES)
         if name == "DBRL":
-            res = sample_dbrl(ref, query, truth, qblocks, near=shared["near"])
+            res = sample_dbrl(ref, query, truth, qblocks, near=shared["near"], search=shared.get("search"))
         else:
             rng = np.random.Generator(np.random.PCG64(seed))
             order = rng.permutation(ref.shape[0])  # the solver's tie rule cannot favour the files' own order
             try:
-                res = sample_gdbrl(ref, query, truth, qblocks, near=shared["near"], order=order)
+                res = sample_gdbrl(ref, query, truth, qblocks, near=shared["near"], order=order,
+                                   search=shared.get("search"))
             except ValueError as exc:
                 return {**row, "note": f"not run: {exc}"}
             notes.append(f"rectangular assignment on each released record's {res.info['candidates']} nearest "
@@ -264,10 +269,15 @@ def _sample_row(name, pair, cols, seed, pr, label, shared=None) -> dict:
             yo, xo = sample_ranks(pair.y[:, kn], pair.x[:, kn], (by, bx) if keys else None)
             res = sample_rbrl(yo, xo, inverse, "sum" if name == "RBRL-Sum" else "max", (by, bx) if keys else None)
         else:
-            if "ranks" not in shared:  # RBRL-Sum and RBRL-Max compare the same ranks
+            shared.pop("search", None)  # the distance tree's memory first (GDBRL rebuilds it if it needs more)
+            if "ranks" not in shared:  # RBRL-Sum and RBRL-Max compare the same ranks in one tree
                 shared["ranks"] = ranks_in_original(pair.x[:, kn], pair.y[:, kn], blocks)
+            if "rank_search" not in shared:
+                shared["rank_search"] = OriginalSearch(*shared["ranks"], blocks)
             xo, yo = shared["ranks"]
-            res = sample_rbrl(xo, yo, rows, "sum" if name == "RBRL-Sum" else "max", blocks)
+            metric = "l1" if name == "RBRL-Sum" else "linf"
+            res = sample_rbrl(xo, yo, rows, "sum" if name == "RBRL-Sum" else "max", blocks,
+                              near=shared["rank_search"].knn(RANK_NEAREST, metric), search=shared["rank_search"])
         notes.append("released values ranked within the release, on the original's rank scale" if equal else
                      "released values ranked among the original's values")
     if res.ratio is not None and name in CONFIDENCE:

@@ -9,18 +9,26 @@ records as original ones (a one-to-one release in another order) the direction i
 attacks' (each original record linked to a released record) and the engines below give their
 numbers exactly.
 
-* :func:`nearest_originals`: the one search the attacks share. An exact k-d tree over the
-  original (the larger file; building it is ``O(N log N)`` once, and the ``n`` released records
-  are the queries) with the block code as one more coordinate far above every distance inside a
-  block (:func:`with_blocks`: the tree splits on the blocks first and prunes the others at once;
-  a box query on keys the tree does not split on visits the whole original for every query: 88 s
-  CPU at 10^6 / 10^5 x 10 with 50 blocks, against 9 s), listing each released record's :data:`NEAREST` nearest
-  original records of its block.
+* :class:`OriginalSearch` (and :func:`nearest_originals`, one list from it): the search the attacks
+  share. An exact k-d tree over the original (the larger file; building it is ``O(N log N)`` once,
+  and the ``n`` released records are the queries, on numba's threads) with the block code as one
+  more coordinate far above every distance inside a block (:func:`with_blocks`: the tree splits on
+  the blocks first and prunes the others at once; a box query on keys the tree does not split on
+  visits the whole original for every query: 88 s CPU at 10^6 / 10^5 x 10 with 50 blocks, against
+  9 s), listing each released record's ``k`` nearest original records of its block. The lists are
+  short, as long as the attack needs for every record: 8 for DBRL and GDBRL (GDBRL's first
+  candidate graph, :data:`GDBRL_CANDIDATES`; DBRL needs the nearest two), 2 for RBRL-Sum and
+  RBRL-Max (one tree over the rank coordinates for both); a record whose list is full of equally
+  near records is listed again with :data:`NEAREST` and, if that one is full too, searched by a box
+  query (:func:`_within`). With ten attributes a search inside a block reads a large share of the
+  block's records around noisy queries (the cost per query grows almost as the block's size), so
+  the length of the list matters: at 3 x 10^6 / 3 x 10^5 (50 blocks) the squared Euclidean search
+  of 16 took 39 s CPU, of 8 about 32 s, of 2 22 s (L1 on ranks: 56 s for 16, 37 s for 2).
 * :func:`sample_dbrl`: DBRL (Muralidhar & Domingo-Ferrer 2016, section 2) on coordinates already
   on the distance's scale (each file standardised by its own mean and sd, as the one-to-one
   attack does), from that list: the nearest original record inside the block of equal
   categorical keys, exact (numpy's distance over the listed records within the brute force's
-  tolerance; a record with more equal records than the list holds is searched again in full).
+  tolerance; a record with more equal records than the lists hold is searched again in full).
   Ties: credit ``1/t`` when the true record is among the ``t`` equally near ones
   (:func:`.base.uniform_credit`).
 * :func:`ratio_of` / :func:`distance_ratio`: the attack's own confidence from the same list, the
@@ -48,9 +56,12 @@ numbers exactly.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import numba
 import numpy as np
+from numba import njit
 
 from ..measures.units import linkage_percent, precision_percent
 from .base import uniform_credit
@@ -60,9 +71,12 @@ from .neighbours import REL_TOL, KDTree, exact_best
 RATIO_THRESHOLDS = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 #: candidates per released record of the rectangular assignment, first try and upper limit
 GDBRL_CANDIDATES, GDBRL_CANDIDATES_MAX = 8, 128
-#: nearest original records listed per released record by the one search (DBRL's candidates, the
-#: distance ratio and GDBRL's first candidate graph)
+#: nearest original records listed again for a released record whose first list is full of
+#: equally near records (DBRL within the tolerance, RBRL at the minimum); beyond, a box query
 NEAREST = 16
+#: nearest rank-coordinate records listed first per released record by RBRL-Sum / RBRL-Max (the
+#: link, the ratio, and whether the link ties)
+RANK_NEAREST = 2
 
 
 @dataclass
@@ -103,24 +117,43 @@ def with_blocks(xs: np.ndarray, ys: np.ndarray, blocks=None):
     return np.hstack([xs, (bx * step)[:, None]]), np.hstack([ys, (by * step)[:, None]]), step
 
 
+class OriginalSearch:
+    """One exact k-d tree over the original ``xs`` (the larger file) with the block code as one more
+    coordinate (:func:`with_blocks`), queried by the released ``ys``: :meth:`knn` lists any number of
+    nearest original records in any of the kernel's metrics for all released records or some, so
+    that one tree serves a first short list for every record and a longer one for the few records
+    whose short list is full of equally near records (DBRL's and RBRL's ties), and RBRL-Sum and
+    RBRL-Max search the same rank coordinates in one tree."""
+
+    def __init__(self, xs: np.ndarray, ys: np.ndarray, blocks=None):
+        from ..resources import check_memory
+
+        big, n, m = xs.shape[0], ys.shape[0], xs.shape[1] + (blocks is not None)
+        check_memory(f"nearest original records of {n:,} released records among {big:,}",
+                     search_bytes(big, n, m, NEAREST), "assess fewer known attributes or a smaller original")
+        xa, self.ya, self.step = with_blocks(xs, ys, blocks)
+        self.ya = np.ascontiguousarray(self.ya)
+        self.big, self.blocked = big, blocks is not None
+        self.tree = KDTree(xa, unique=False)
+
+    def knn(self, k: int, metric: str = "sqeuclidean", rows=None) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` nearest original records of each released record (of the released rows ``rows``,
+        all when None) in its block, as :func:`nearest_originals` lists them."""
+        k = max(1, min(int(k), self.big))
+        d, idx = self.tree.knn(self.ya if rows is None else self.ya[rows], k, metric=metric)
+        if self.blocked:
+            other = d >= (self.step * self.step if metric == "sqeuclidean" else self.step)
+            d[other], idx[other] = np.inf, -1
+        return d, idx
+
+
 def nearest_originals(xs: np.ndarray, ys: np.ndarray, blocks=None, k: int = NEAREST,
                       metric: str = "sqeuclidean") -> tuple[np.ndarray, np.ndarray]:
     """The one search every sample attack starts from: per row of ``ys`` its ``k`` nearest rows of
     ``xs`` in its block (exact k-d tree over ``xs``, the larger file, queried by ``ys``; the kernel's
     sums: squared Euclidean, L1 or L-infinity), ``(distances, indices)`` (n x k) ascending by
-    (distance, index); ``inf`` / -1 past the block's records."""
-    from ..resources import check_memory
-
-    big, n, m = xs.shape[0], ys.shape[0], xs.shape[1] + (blocks is not None)
-    k = max(1, min(int(k), big))
-    check_memory(f"nearest original records of {n:,} released records among {big:,}", search_bytes(big, n, m, k),
-                 "assess fewer known attributes or a smaller original")
-    xa, ya, step = with_blocks(xs, ys, blocks)
-    d, idx = KDTree(xa, unique=False).knn(ya, k, metric=metric)
-    if blocks is not None:
-        other = d >= (step * step if metric == "sqeuclidean" else step)
-        d[other], idx[other] = np.inf, -1
-    return d, idx
+    (distance, index); ``inf`` / -1 past the block's records (:class:`OriginalSearch`)."""
+    return OriginalSearch(np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64), blocks).knn(k, metric)
 
 
 def search_bytes(big: int, n: int, m: int, k: int) -> int:
@@ -135,30 +168,56 @@ def _full(d: np.ndarray, idx: np.ndarray, limit: np.ndarray) -> np.ndarray:
     return (idx[:, -1] >= 0) & (d[:, -1] <= limit)
 
 
-def sample_dbrl(xs: np.ndarray, ys: np.ndarray, truth: np.ndarray, blocks=None, near=None) -> SampleLinks:
+def _within(d: np.ndarray, idx: np.ndarray, limit: np.ndarray, big: int, search, metric: str):
+    """The listed pairs ``(rows, cols)`` within ``limit`` of each row of the lists ``(d, idx)``, and
+    the rows none of whose lists holds all of them (to be searched by a box query). A row whose
+    list is full (:func:`_full`) is listed again with :data:`NEAREST` records by ``search`` (an
+    :class:`OriginalSearch`; when given and the list is shorter): both lists are prefixes of the
+    same order by (distance, index), so a row within ``limit`` of a list that is not full has the
+    same pairs in either list, and the short first list changes no result."""
+    n = d.shape[0]
+    full = _full(d, idx, limit) if idx.shape[1] < big else np.zeros(n, dtype=bool)
+    keep = (d <= limit[:, None]) & (idx >= 0) & ~full[:, None]
+    rows, cols = np.nonzero(keep)
+    cols = idx[rows, cols]
+    again = np.flatnonzero(full)
+    if again.size and search is not None and idx.shape[1] < min(NEAREST, big):
+        d2, i2 = search.knn(NEAREST, metric, rows=again)
+        full2 = _full(d2, i2, limit[again]) if i2.shape[1] < big else np.zeros(again.size, dtype=bool)
+        keep2 = (d2 <= limit[again][:, None]) & (i2 >= 0) & ~full2[:, None]
+        r2, c2 = np.nonzero(keep2)
+        rows, cols = np.r_[rows, again[r2]], np.r_[cols, i2[r2, c2]]
+        again = again[full2]
+    return rows, cols, again
+
+
+def sample_dbrl(xs: np.ndarray, ys: np.ndarray, truth: np.ndarray, blocks=None, near=None,
+                search=None) -> SampleLinks:
     """DBRL from the query file ``ys`` (released records) to the reference file ``xs`` (original
     records): each row of ``ys`` to the nearest row of ``xs`` (squared Euclidean, exact; inside its
     block when ``blocks = (bx, by)`` gives block codes of ``xs`` and ``ys``). ``truth[i]``: the row
     of ``xs`` that row ``i`` of ``ys`` comes from. ``near``: :func:`nearest_originals` of the same
-    files, computed once and shared with the other attacks.
+    files (at least two per row), computed once and shared with the other attacks; ``search``: the
+    :class:`OriginalSearch` it came from, which lists more for the rows that need them.
 
     The link is :func:`sdcrisk.linkage.neighbours.exact_best` (numpy's distance, lowest index) over
     the listed rows within the brute force's tolerance of the kernel minimum (:data:`.neighbours.REL_TOL`);
-    a row whose whole list lies within that tolerance (many equal records) is searched again by the
-    box query of :class:`.neighbours.KDTree`, which lists them all. The ratio
-    (:func:`distance_ratio`) comes from the same list."""
+    a row whose whole list lies within that tolerance (many equal records) gets a list of
+    :data:`NEAREST` from ``search`` and, when that one is full too, is searched again by the box
+    query of :class:`.neighbours.KDTree`, which lists them all (:func:`_within`). The ratio
+    (:func:`distance_ratio`) comes from the first list."""
     xs = np.asarray(xs, dtype=np.float64)
     ys = np.ascontiguousarray(ys, dtype=np.float64)
     truth = np.asarray(truth, dtype=np.int64)
     n = ys.shape[0]
-    d, idx = near if near is not None else nearest_originals(xs, ys, blocks)
+    if near is None:
+        search = OriginalSearch(xs, ys, blocks) if search is None else search
+        near = search.knn(GDBRL_CANDIDATES)
+    d, idx = near
     tol = REL_TOL * (np.einsum("ij,ij->i", ys, ys) + np.einsum("ij,ij->i", xs, xs).max(initial=0.0))
     limit = d[:, 0] + tol
-    full = _full(d, idx, limit) if idx.shape[1] < xs.shape[0] else np.zeros(n, dtype=bool)
-    keep = (d <= limit[:, None]) & (idx >= 0) & ~full[:, None]
-    rows, cols = np.nonzero(keep)
-    links, _, ties, hit = exact_best(ys, xs, rows, idx[rows, cols], n, (np.ones(xs.shape[0], np.int64), truth))
-    again = np.flatnonzero(full)
+    rows, cols, again = _within(d, idx, limit, xs.shape[0], search, "sqeuclidean")
+    links, _, ties, hit = exact_best(ys, xs, rows, cols, n, (np.ones(xs.shape[0], np.int64), truth))
     if again.size:
         keys, lo, hi = _box(blocks)
         tree = KDTree(xs, keys)
@@ -217,16 +276,68 @@ def precision_recall(credit: np.ndarray, confidence: np.ndarray, thresholds=RATI
     return out
 
 
-def _block_ranks(z: np.ndarray, blocks) -> np.ndarray:
-    """Doubled average ranks of every column of ``z`` within its block (int64)."""
-    import pandas as pd
+@njit(cache=True, nogil=True)
+def _doubled_ranks(v, blocks, order, nblocks, out):
+    """``out[i]``: twice the average rank of ``v[i]`` among the values of its block (``blocks[i]``
+    in ``[0, nblocks)``), from ``order``, the rows by ascending value (stable): a counting sort by
+    block keeps that order inside each block, and a run of equal values at 0-based places ``a`` to
+    ``e - 1`` of its block has the average rank ``(a + 1 + e) / 2``, doubled ``a + e + 1`` (an
+    integer, exact)."""
+    n = order.size
+    first = np.zeros(nblocks + 1, dtype=np.int64)
+    for i in range(n):
+        first[blocks[i] + 1] += 1
+    for c in range(nblocks):
+        first[c + 1] += first[c]
+    fill = first[:nblocks].copy()
+    rows = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        i = order[t]
+        rows[fill[blocks[i]]] = i
+        fill[blocks[i]] += 1
+    t = 0
+    while t < n:
+        i = rows[t]
+        b = blocks[i]
+        e = t + 1
+        while e < n and blocks[rows[e]] == b and v[rows[e]] == v[i]:
+            e += 1
+        r = (t - first[b]) + (e - first[b]) + 1
+        for u in range(t, e):
+            out[rows[u]] = r
+        t = e
 
-    if blocks is None:
+
+def _block_ranks(z: np.ndarray, blocks) -> np.ndarray:
+    """Doubled average ranks of every column of ``z`` within its block (int64; pandas'
+    ``rank(method="average")`` times 2): per column numpy's stable argsort and
+    :func:`_doubled_ranks`, the columns on numba's threads (at 10^7 x 10 with 50 blocks about a
+    third of pandas' grouped rank). Values with NaN: pandas."""
+    z = np.asarray(z, dtype=np.float64)
+    n, m = z.shape
+    if np.isnan(z).any():
+        import pandas as pd
         from scipy.stats import rankdata
 
-        return np.rint(2.0 * rankdata(z, method="average", axis=0)).astype(np.int64)
-    ranks = pd.DataFrame(z).groupby(np.asarray(blocks)).rank(method="average").to_numpy()
-    return np.rint(2.0 * ranks).astype(np.int64)
+        ranks = rankdata(z, method="average", axis=0) if blocks is None else \
+            pd.DataFrame(z).groupby(np.asarray(blocks)).rank(method="average").to_numpy()
+        return np.rint(2.0 * ranks).astype(np.int64)
+    codes = np.zeros(n, dtype=np.int64) if blocks is None else np.asarray(blocks, dtype=np.int64)
+    nblocks = int(codes.max(initial=-1)) + 1
+    out = np.empty((m, n), dtype=np.int64)
+
+    def one(j):
+        v = np.ascontiguousarray(z[:, j])
+        _doubled_ranks(v, codes, np.argsort(v, kind="stable"), nblocks, out[j])
+
+    threads = min(numba.get_num_threads(), m)
+    if threads <= 1:
+        for j in range(m):
+            one(j)
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(one, range(m)))
+    return out.T
 
 
 def sample_ranks(x: np.ndarray, y: np.ndarray, blocks=None) -> tuple[np.ndarray, np.ndarray]:
@@ -271,24 +382,29 @@ def ranks_in_original(x: np.ndarray, y: np.ndarray, blocks=None) -> tuple[np.nda
 
 
 def sample_rbrl(xo: np.ndarray, yo: np.ndarray, truth: np.ndarray, criterion: str = "sum",
-                blocks=None, near=None) -> SampleLinks:
+                blocks=None, near=None, search=None) -> SampleLinks:
     """RBRL-Sum (``criterion="sum"``, L1) or RBRL-Max (``"max"``, L-infinity) from the query
     coordinates ``yo`` to the reference ``xo`` (:func:`sample_ranks`), exact, within blocks, from
-    one :func:`nearest_originals` search in that metric (``near``, or made here): on integer
-    coordinates the kernel's sums are exact, so the link is the list's first row (the lowest index
-    at the minimum) and its ties the listed rows at that distance; a row whose whole list ties is
-    searched again by the box query of :class:`.neighbours.KDTree` with its tie count. The
-    confidence is the nearest over the second-nearest rank distance (:func:`ratio_of`)."""
+    one search in that metric (``near``, or :data:`RANK_NEAREST` records of each from ``search``, an
+    :class:`OriginalSearch` of the rank coordinates that RBRL-Sum and RBRL-Max share, or made here):
+    on integer coordinates the kernel's sums are exact, so the link is the list's first row (the
+    lowest index at the minimum) and its ties the listed rows at that distance; a row whose whole
+    list ties gets :data:`NEAREST` from ``search`` and, when those tie too, is searched again by the
+    box query of :class:`.neighbours.KDTree` with its tie count (:func:`_within`). The confidence is
+    the nearest over the second-nearest rank distance (:func:`ratio_of`)."""
     metric = "l1" if criterion == "sum" else "linf"
     truth = np.asarray(truth, dtype=np.int64)
-    d, idx = near if near is not None else nearest_originals(xo, yo, blocks, NEAREST, metric)
+    if near is None:
+        search = OriginalSearch(np.asarray(xo, dtype=np.float64), np.asarray(yo, dtype=np.float64), blocks) \
+            if search is None else search
+        near = search.knn(RANK_NEAREST, metric)
+    d, idx = near
     n = yo.shape[0]
-    tied = (d == d[:, :1]) & (idx >= 0)
     links = idx[:, 0].copy()
-    ties = tied.sum(axis=1).astype(np.int64)
-    hit = (tied & (idx == truth[:, None])).any(axis=1)
-    full = _full(d, idx, d[:, 0]) if idx.shape[1] < xo.shape[0] else np.zeros(n, dtype=bool)
-    again = np.flatnonzero(full)
+    rows, cols, again = _within(d, idx, d[:, 0], xo.shape[0], search, metric)
+    ties = np.bincount(rows, minlength=n).astype(np.int64)
+    hit = np.zeros(n, dtype=bool)
+    hit[rows[cols == truth[rows]]] = True
     if again.size:
         keys, lo, hi = _box(blocks)
         tree = KDTree(xo, keys)
@@ -300,11 +416,11 @@ def sample_rbrl(xo: np.ndarray, yo: np.ndarray, truth: np.ndarray, criterion: st
 
 
 def sample_gdbrl(xs: np.ndarray, ys: np.ndarray, truth: np.ndarray, blocks=None,
-                 candidates: int = GDBRL_CANDIDATES, near=None, order=None) -> SampleLinks:
+                 candidates: int = GDBRL_CANDIDATES, near=None, order=None, search=None) -> SampleLinks:
     """GDBRL as a rectangular assignment (module docstring): each row of ``ys`` to a distinct row
     of ``xs`` with the least total Euclidean distance over the candidate graph of its ``k``
     nearest rows of ``xs`` in its block (from ``near``, :func:`nearest_originals`, while it lists
-    enough). ``order``: a permutation of the rows of ``xs`` in which the solver sees them (its tie
+    enough; ``search``: its :class:`OriginalSearch`, for longer lists). ``order``: a permutation of the rows of ``xs`` in which the solver sees them (its tie
     rule then cannot favour the file's own order). Raises ``ValueError`` when no matching of every
     row of ``ys`` exists with :data:`GDBRL_CANDIDATES_MAX` candidates.
 
@@ -319,7 +435,8 @@ def sample_gdbrl(xs: np.ndarray, ys: np.ndarray, truth: np.ndarray, blocks=None,
     d, idx = near if near is not None else (None, None)
     while True:
         if d is None or d.shape[1] < k:
-            d, idx = nearest_originals(xs, ys, blocks, k)
+            search = OriginalSearch(xs, ys, blocks) if search is None else search
+            d, idx = search.knn(k)
         ok = idx[:, :k] >= 0
         rows = np.repeat(np.arange(n), k)[ok.ravel()]
         # + 1: every matching has n edges, so a constant leaves the optimum alone and no cost is 0
@@ -397,5 +514,5 @@ def _matching(rows, cols, cost, n: int, big: int) -> tuple[np.ndarray, np.ndarra
     return np.concatenate(out_r), np.concatenate(out_c)
 
 
-__all__ = ["SampleLinks", "sample_dbrl", "distance_ratio", "nearest_originals", "with_blocks", "ratio_of", "search_bytes", "NEAREST", "precision_recall", "sample_ranks", "sample_rbrl",
+__all__ = ["SampleLinks", "sample_dbrl", "distance_ratio", "nearest_originals", "with_blocks", "ratio_of", "search_bytes", "NEAREST", "RANK_NEAREST", "OriginalSearch", "precision_recall", "sample_ranks", "sample_rbrl",
            "sample_gdbrl", "RATIO_THRESHOLDS"]

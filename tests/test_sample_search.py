@@ -1,0 +1,120 @@
+"""The sample attacks' search pieces (sdcrisk.linkage.sample): the rank kernel, and the short first
+lists widened only for the records whose list is full of ties. Every number is checked against a
+brute force written here (naive loops over the records)."""
+
+import numpy as np
+import pytest
+
+from sdcrisk.linkage.sample import (GDBRL_CANDIDATES, NEAREST, RANK_NEAREST, OriginalSearch, _block_ranks,
+                                    sample_dbrl, sample_rbrl)
+
+
+def _brute_doubled_ranks(z, blocks):
+    """Twice the average rank within the block: 2 x (values below) + (values equal) + 1."""
+    n, m = z.shape
+    b = np.zeros(n, dtype=np.int64) if blocks is None else blocks
+    out = np.empty((n, m), dtype=np.int64)
+    for i in range(n):
+        same = b == b[i]
+        for j in range(m):
+            col = z[same, j]
+            out[i, j] = 2 * int((col < z[i, j]).sum()) + int((col == z[i, j]).sum()) + 1
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("keys", [False, True])
+def test_block_ranks_are_the_brute_force(seed, keys):
+    """Doubled average ranks within blocks (unused block codes among them), with ties, -0.0 beside
+    0.0 (equal values) and a constant column."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    n = int(rng.integers(1, 300))
+    z = np.column_stack([rng.integers(-3, 4, size=n).astype(float), rng.normal(size=n), np.full(n, 2.5),
+                         rng.choice([0.0, -0.0, 1.0], size=n)])
+    blocks = rng.choice([0, 2, 5, 6], size=n) if keys else None
+    got = _block_ranks(z, blocks)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, _brute_doubled_ranks(z, blocks))
+
+
+def _equal_records_files(seed, equal):
+    """An original of 200 records in 2 blocks, ``equal`` of them identical (block 0), and a release of
+    30 records with noise, 6 of them exact copies of the identical record (their lists are full)."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    x = rng.integers(0, 5, size=(200, 3)).astype(float)
+    bx = np.r_[np.zeros(100, np.int64), np.ones(100, np.int64)]
+    x[:equal] = [2.5, 2.5, 2.5]  # no other record equals it
+    rows = np.r_[rng.choice(equal, size=6, replace=False), rng.choice(np.arange(equal, 200), size=24, replace=False)]
+    y = x[rows] + np.r_[np.zeros((6, 3)), rng.integers(-1, 2, size=(24, 3))]
+    return x, y, rows, (bx, bx[rows])
+
+
+@pytest.mark.parametrize("equal", [GDBRL_CANDIDATES + 3, NEAREST + 5])
+def test_dbrl_short_list_widened_is_the_brute_force(equal):
+    """A first list of GDBRL_CANDIDATES (8) full of equal records: listed again with NEAREST, and
+    beyond that searched by the box query; link, 1/t credit and ratio as the brute force's."""
+    x, y, rows, blocks = _equal_records_files(1, equal)
+    search = OriginalSearch(x, y, blocks)
+    res = sample_dbrl(x, y, rows, blocks, near=search.knn(GDBRL_CANDIDATES), search=search)
+    assert res.info["searched_again"] == (6 if equal > NEAREST else 0)
+    for i in range(rows.size):
+        allowed = np.flatnonzero(blocks[0] == blocks[1][i])
+        dist = ((y[i] - x[allowed]) ** 2).sum(axis=1)
+        best = allowed[dist == dist.min()]
+        assert res.links[i] == best[0]
+        assert res.credit[i] == pytest.approx(1.0 / best.size if rows[i] in best else 0.0)
+        two = np.sqrt(np.sort(dist)[:2])
+        assert res.ratio[i] == pytest.approx(1.0 if two[1] == 0 else two[0] / two[1])
+    assert np.all(res.credit[:6] == pytest.approx(1.0 / equal))
+
+
+@pytest.mark.parametrize("criterion,combine", [("sum", np.sum), ("max", np.max)])
+@pytest.mark.parametrize("equal", [RANK_NEAREST + 5, NEAREST + 5])
+def test_rbrl_short_list_widened_is_the_brute_force(criterion, combine, equal):
+    """A first list of RANK_NEAREST (2) tied records, one search shared by both criteria: widened to
+    NEAREST, and beyond that the box query; link, 1/t credit and ratio as the brute force's."""
+    x, y, rows, blocks = _equal_records_files(2, equal)
+    metric = "l1" if criterion == "sum" else "linf"
+    search = OriginalSearch(x, y, blocks)
+    res = sample_rbrl(x, y, rows, criterion, blocks, near=search.knn(RANK_NEAREST, metric), search=search)
+    for i in range(rows.size):
+        allowed = np.flatnonzero(blocks[0] == blocks[1][i])
+        dist = np.array([combine(np.abs(y[i] - x[j])) for j in allowed])
+        best = allowed[dist == dist.min()]
+        assert res.links[i] == best[0]
+        assert res.credit[i] == pytest.approx(1.0 / best.size if rows[i] in best else 0.0)
+        two = np.sort(dist)[:2]
+        assert res.ratio[i] == pytest.approx(1.0 if two[1] == 0 else two[0] / two[1])
+    assert res.info["searched_again"] >= (6 if equal > NEAREST else 0)
+
+
+def test_shared_trees_give_the_same_rows_in_any_attack_order():
+    """The scenario's trees are shared and let go between attacks (sdcrisk.assess.sample): RBRL
+    between DBRL and GDBRL, or RBRL-Sum and RBRL-Max apart, give every attack the row and the
+    precision-recall table it has alone."""
+    import pandas as pd
+
+    from sdcrisk.assess.pairing import pair_sample
+    from sdcrisk.assess.sample import assess_sample
+
+    rng = np.random.Generator(np.random.PCG64(9))
+    o = pd.DataFrame(rng.integers(0, 6, size=(300, 3)).astype(float), columns=["a", "b", "c"])
+    o.insert(0, "rid", np.arange(300))
+    o["k"] = rng.choice(["p", "q", "r"], size=300)
+    rows = rng.choice(300, size=60, replace=False)
+    m = o.iloc[rows].reset_index(drop=True)
+    m[["a", "b", "c"]] += np.round(rng.normal(scale=0.5, size=(60, 3)), 1)
+    pair = pair_sample(o, m, o["rid"], m["rid"], "rid", ["a", "b", "c", "k"], None, ("original", "masked"))
+    sets = [[0, 1, 2, 3]]
+    cols = ["measure", "linked", "percent", "note"]
+    alone = {a: assess_sample(pair, sets, [a], attacks=[a], information_loss=False) for a in
+             ("DBRL", "RBRL-Sum", "RBRL-Max", "GDBRL")}
+    for order in (["RBRL-Sum", "DBRL", "RBRL-Max", "GDBRL"], ["GDBRL", "RBRL-Max", "DBRL", "RBRL-Sum"]):
+        got = assess_sample(pair, sets, order, attacks=order, information_loss=False)
+        for a in order:
+            want = alone[a]
+            pd.testing.assert_frame_equal(got[got.measure == a][cols].reset_index(drop=True),
+                                          want[cols].reset_index(drop=True))
+            pr = [pd.DataFrame(p["rows"]) for p in got.attrs["sample"]["precision_recall"] if p["attack"] == a]
+            wpr = [pd.DataFrame(p["rows"]) for p in want.attrs["sample"]["precision_recall"]]
+            assert len(pr) == len(wpr) == 1 and pr[0].equals(wpr[0])  # NaN precision where none kept

@@ -106,7 +106,7 @@ SECRETS = ["income", "education"]
 LINK_AUX = (["region", "sex", "age", "education"], ["marital", "hours", "income"])
 EVALUATORS = ["singling_out_univariate", "singling_out_multivariate", "linkability", "inference:income",
               "inference:education"]
-RELEASES = ["independent", "noise", "synthetic"]
+RELEASES = ["independent", "synthetic", "noise"]
 DRIVER = HERE / "peers" / "peers_driver.py"
 
 
@@ -147,6 +147,13 @@ def with_id(frame: pd.DataFrame, start: int = 1) -> pd.DataFrame:
 def peer(python: str, job: dict, timeout: float, work: Path) -> dict:
     """One peer measurement in the peers' environment (peers_driver.py); a time-out or a crash of
     the interpreter is a recorded result."""
+    for old in sorted(work.glob("tmp*.json")):  # a finished measurement of the same job in --work: reused
+        done = Path(str(old) + ".out")
+        if done.exists():
+            earlier = json.loads(old.read_text())
+            earlier.pop("out", None)
+            if earlier == job:
+                return {**json.loads(done.read_text()), "reused": True}
     fd, path = tempfile.mkstemp(suffix=".json", dir=work)
     os.close(fd)
     job = {**job, "out": path + ".out"}
@@ -157,13 +164,18 @@ def peer(python: str, job: dict, timeout: float, work: Path) -> dict:
     try:
         proc = subprocess.run([python, str(DRIVER), path], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"status": "timeout", "wall_s": time.perf_counter() - t0, "error": f"no result within {timeout:g} s"}
+        out = {"status": "timeout", "wall_s": time.perf_counter() - t0, "error": f"no result within {timeout:g} s"}
+        Path(job["out"]).write_text(json.dumps(out))
+        return out
     if proc.returncode != 0 or not Path(job["out"]).exists():
         last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
-        return {"status": "error", "wall_s": time.perf_counter() - t0, "error": last[:300]}
+        out = {"status": "error", "wall_s": time.perf_counter() - t0, "error": last[:300]}
+        Path(job["out"]).write_text(json.dumps(out))
+        return out
     out = json.loads(Path(job["out"]).read_text())
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     out["process_cpu_s"] = used.ru_utime + used.ru_stime - cpu0  # the whole child: reading, importing, evaluating
+    Path(job["out"]).write_text(json.dumps(out))
     return out
 
 
@@ -363,7 +375,7 @@ def _peer_versions(python: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- run one size
-def run_size(n: int, args, work: Path) -> dict:
+def run_size(n: int, args, work: Path, save=None) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     print(f"[n={n}] files", flush=True)
     made = make_files(n, work, args.peers_python, args.timeout)
@@ -405,6 +417,8 @@ def run_size(n: int, args, work: Path) -> dict:
             entry["sdcrisk"] = sdcrisk_synthetic(original, control, release)
             entry["sdmetrics_dcr"] = dcr(n, rel)
             result["releases"][rel] = entry
+            if save:
+                save(result)
             continue
         try:
             entry["sdcrisk"]["singling_out"] = sdcrisk_singling_out(original, release, args.n_attacks)
@@ -426,6 +440,8 @@ def run_size(n: int, args, work: Path) -> dict:
             entry["sdcrisk"]["linkage"] = sdcrisk_linkage(paths, work, args.timeout)
         entry["sdmetrics_dcr"] = dcr(n, rel)
         result["releases"][rel] = entry
+        if save:
+            save(result)
     return result
 
 
@@ -527,9 +543,10 @@ def _sdc_rate(s: dict, key: str) -> str:
     if "rows" not in x:
         return x.get("error", "not applicable")
     if x.get("kind") == "control":
-        return "; ".join(f"{r['attack']}: {r['rate']:.1f} % of {int(r['n_training']):,} (control "
-                         f"{r['control_rate']:.1f} % of {int(r['n_control']):,}), excess {r['excess']:+.1f} [{r['excess_low']:+.1f}, "
-                         f"{r['excess_high']:+.1f}]" for r in x["rows"] if _want(key)(r))
+        d = 2 if key == "linkability" else 1  # links between independent files are a few in 10^4
+        return "; ".join(f"{r['attack']}: {r['rate']:.{d}f} % of {int(r['n_training']):,} (control "
+                         f"{r['control_rate']:.{d}f} % of {int(r['n_control']):,}), excess {r['excess']:+.{d}f} "
+                         f"[{r['excess_low']:+.{d}f}, {r['excess_high']:+.{d}f}]" for r in x["rows"] if _want(key)(r))
     if key.startswith("singling"):
         return "; ".join(f"{r['attack']}: {r['rate']:.1f} % of {int(r['trials'])} (baseline {r['baseline']:.1f} %, excess "
                          f"{r['excess']:+.1f} [{r['excess_low']:+.1f}, {r['excess_high']:+.1f}])"
@@ -573,6 +590,8 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                 if "cpu_s" in sdc:
                     sdc_s += f" ({_fmt(sdc['cpu_s'], 2)})"
                 a_s = _fmt(a.get("wall_s"), 2) + (f" ({_fmt(a['process_cpu_s'], 1)})" if "process_cpu_s" in a else "")
+                if a.get("reused"):
+                    a_s += " (r)"
                 lines.append(f"| {rel} | {key} | {targets} | {a_s} | {rates} | {_risk(a)} | "
                              f"{sdc_s} | {_sdc_rate(entry['sdcrisk'], base)} | {_fmt(ratio, 0)} | {_fmt(ratio_old, 0)} |")
                 csv_rows.append({"n": n, "release": rel, "criterion": key, "anonymeter_status": a.get("status"),
@@ -617,6 +636,9 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                 lines.append(f"| {rel} | sdcrisk assess (linkage, whole command): {_fmt(lk.get('wall_s'), 2)} s | "
                              + "; ".join(f"{r['attack']} {r['rate']:.1f} %" for r in lk.get("rows", []))
                              + " | | |")
+        if any(a.get("reused") for e in res["releases"].values() for a in e["anonymeter"].values()):
+            lines += ["", "(r): measured in this command's first pass over the same `--work` folder and reused "
+                      "when the command was restarted there (the same job on the same files)."]
         calls = [(rel, e["sdcrisk"]["assess_call"]) for rel, e in res["releases"].items() if "assess_call" in e["sdcrisk"]]
         if calls:
             lines.append("")
@@ -730,8 +752,9 @@ def main(argv=None) -> int:
         print(text)
         return 0
     results = []
-    for n in args.sizes:  # the outputs are rewritten after each size, so a long last size loses nothing
-        results.append(run_size(n, args, base / f"n{n}"))
+    for n in args.sizes:  # the outputs are rewritten after each release, so a long run loses what is done only
+        results.append(run_size(n, args, base / f"n{n}",
+                                save=lambda part: write(results + [part], meta, Path(args.out), args.no_doc)))
         body = write(results, meta, Path(args.out), args.no_doc)
     print(body)
     return 0

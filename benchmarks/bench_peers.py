@@ -636,6 +636,9 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                 lines.append(f"| {rel} | sdcrisk assess (linkage, whole command): {_fmt(lk.get('wall_s'), 2)} s | "
                              + "; ".join(f"{r['attack']} {r['rate']:.1f} %" for r in lk.get("rows", []))
                              + " | | |")
+        missing = [r for r in RELEASES if r not in res["releases"]]
+        if missing:
+            lines += ["", f"Not measured at {n:,} (the run was stopped before them): {', '.join(missing)} release."]
         if any(a.get("reused") for e in res["releases"].values() for a in e["anonymeter"].values()):
             lines += ["", "(r): measured in this command's first pass over the same `--work` folder and reused "
                       "when the command was restarted there (the same job on the same files)."]
@@ -682,7 +685,10 @@ find, not the work done: sdcrisk's batched draws now keep drawing until 1,000 co
 isolate a release record (hundreds of trials at 10^4), so the former ratio moves with what is
 found. For the other criteria the two definitions agree. anonymeter's seconds are its
 evaluator's `evaluate` and `risk` calls (its whole process's CPU seconds beside them); sdcrisk's
-are each criterion's own seconds inside the call (numba compiled before timing).
+are each criterion's own wall seconds inside the call (numba compiled before timing), the call's
+CPU seconds listed under each size. The machine was shared with other jobs run at a higher
+priority: where a wall time is far above its CPU time, the process waited for a core, and the
+ratios (wall over wall) are only as fair as the two waits were alike.
 """
 
 
@@ -730,7 +736,8 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     if args.from_json:
         runs = [json.loads(Path(p).read_text()) for p in args.from_json.split(",")]
-        meta = {**runs[0]["meta"], "command": "` and `".join(r["meta"]["command"] for r in runs)}
+        this = "python benchmarks/bench_peers.py " + " ".join(sys.argv[1:] if argv is None else argv)
+        meta = {**runs[0]["meta"], "command": "` and `".join([r["meta"]["command"] for r in runs] + [this])}
         results = sorted((x for r in runs for x in r["results"]), key=lambda x: x["n"])
         print(write(results, meta, Path(args.out), args.no_doc))
         return 0

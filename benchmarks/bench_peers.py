@@ -29,18 +29,27 @@ Attacks on each release (original = targets, control = control):
   InferenceEvaluator (secret income, then education; every other column known). Each evaluator
   in its own subprocess (benchmarks/peers/peers_driver.py) with a time-out; a crash is recorded
   with its message. At the smallest size, on the independent release, the inference evaluators
-  also run with every original as a target (``n_attacks = n``) and linkability with as many
+  also run (at most 10^4 originals) with every original as a target (``n_attacks = n``) and linkability with as many
   targets as the control set holds (anonymeter draws as many control targets, without
   replacement): their per-target cost at full coverage.
-* sdcrisk, every original record a target: :func:`sdcrisk.criteria.singling_out.singling_out`
-  (exact, univariate and ``--n-attacks`` three-attribute conjunctions, every column a key),
-  :func:`sdcrisk.criteria.inference.infer` (secret income, then education; every other column
-  known; on the originals and, separately, on the control records, so that the excess over the
-  control's rate is reported beside the attack's excess over its constant baseline, Newcombe's
-  interval), :func:`sdcrisk.criteria.membership.membership_inference` (members = original,
-  controls = control; numeric columns plus one indicator per category), and for the noise
-  release, the only one whose records correspond one to one with the original's, the linkage
-  attacks of ``sdcrisk assess --id rid`` (the whole command, in a subprocess).
+* sdcrisk, what a custodian runs. On the independent and the synthetic release, neither of whose
+  records corresponds to an original, ``sdcrisk assess ORIGINAL RELEASE --control CONTROL --id
+  rid`` (:func:`sdcrisk.assess.synthetic.assess_synthetic` with its defaults, in process; the
+  release's ``rid``, row numbers of the generator, dropped): every attack on every training
+  record and on every control record, the training rate, the control rate and the excess with
+  Newcombe's interval: linkability ``nearest record, split known attributes`` (anonymeter's
+  definition, on the same two halves as anonymeter's auxiliary columns), singling out (exact, rare
+  values and extremes, 1,000 conjunctions of 2 to 4 attributes; the training set in chunks of the
+  control's size), inference (secret income, then education, every other column known; one call
+  per secret, its rows' seconds), membership inference (members the training records, controls
+  the control records; the command's numeric attributes). On the noise release, whose records
+  correspond one to one with the original's: :func:`sdcrisk.criteria.singling_out.singling_out`
+  (exact, univariate and ``--n-attacks`` three-attribute conjunctions, against its baseline of
+  planted originals), :func:`sdcrisk.criteria.inference.infer` on the originals and on the
+  control records (excess over the control's rate, Newcombe's interval, beside the excess over
+  the constant baseline), :func:`sdcrisk.criteria.membership.membership_inference` (numeric
+  columns plus one indicator per category) and the linkage attacks of ``sdcrisk assess --id rid``
+  (the whole command, in a subprocess).
 * SDMetrics' DCROverfittingProtection (training = original, validation = control): a diagnostic,
   not a risk measure. Its brute-force pandas cross join runs on ``--dcr-subsample`` records of each
   file (its own ``num_rows_subsample`` option, one iteration) when the originals are more.
@@ -50,9 +59,17 @@ Attacks on each release (original = targets, control = control):
 Times are wall-clock seconds; beside them, in parentheses, the CPU seconds: sdcrisk's process time
 during its call, anonymeter's whole child process (reading the files and importing included).
 
-Per-target time ratio: anonymeter's seconds per target (its targets and control targets; for
-singling out, its queries) over sdcrisk's seconds per target (all originals, plus the control
-records for inference; for singling out, the predicates tried by the attack and its baseline).
+Per-target time ratio: anonymeter's seconds per target it attacks (its targets plus its control
+targets; for singling out, its queries) over sdcrisk's seconds per target, every record it attacks:
+all originals plus all control records (inference, linkability; the noise release's linkage
+command: all originals); for singling out, every release record it examines for an isolating
+predicate (the release's size, each record counted once although the training chunks and the
+control set are each checked against it, as anonymeter's queries are counted once although each is
+checked on the originals and on the control). The former definition divided sdcrisk's singling-out
+seconds by the predicates it tried (its trials on the originals plus its baseline's, or with
+``--control`` its trials on the training chunks plus on the control), a count that depends on the
+data and made the ratio move with the number of
+predicates found rather than with the work done; the page shows both columns.
 
 Writes ``OUT.md``, ``OUT.csv`` and the ``peers`` region of docs/benchmarks.md.
 """
@@ -89,7 +106,7 @@ SECRETS = ["income", "education"]
 LINK_AUX = (["region", "sex", "age", "education"], ["marital", "hours", "income"])
 EVALUATORS = ["singling_out_univariate", "singling_out_multivariate", "linkability", "inference:income",
               "inference:education"]
-RELEASES = ["independent", "noise", "synthetic"]
+RELEASES = ["independent", "synthetic", "noise"]
 DRIVER = HERE / "peers" / "peers_driver.py"
 
 
@@ -130,6 +147,13 @@ def with_id(frame: pd.DataFrame, start: int = 1) -> pd.DataFrame:
 def peer(python: str, job: dict, timeout: float, work: Path) -> dict:
     """One peer measurement in the peers' environment (peers_driver.py); a time-out or a crash of
     the interpreter is a recorded result."""
+    for old in sorted(work.glob("tmp*.json")):  # a finished measurement of the same job in --work: reused
+        done = Path(str(old) + ".out")
+        if done.exists():
+            earlier = json.loads(old.read_text())
+            earlier.pop("out", None)
+            if earlier == job:
+                return {**json.loads(done.read_text()), "reused": True}
     fd, path = tempfile.mkstemp(suffix=".json", dir=work)
     os.close(fd)
     job = {**job, "out": path + ".out"}
@@ -140,13 +164,18 @@ def peer(python: str, job: dict, timeout: float, work: Path) -> dict:
     try:
         proc = subprocess.run([python, str(DRIVER), path], capture_output=True, text=True, timeout=timeout)
     except subprocess.TimeoutExpired:
-        return {"status": "timeout", "wall_s": time.perf_counter() - t0, "error": f"no result within {timeout:g} s"}
+        out = {"status": "timeout", "wall_s": time.perf_counter() - t0, "error": f"no result within {timeout:g} s"}
+        Path(job["out"]).write_text(json.dumps(out))
+        return out
     if proc.returncode != 0 or not Path(job["out"]).exists():
         last = (proc.stderr.strip().splitlines() or ["(no message)"])[-1]
-        return {"status": "error", "wall_s": time.perf_counter() - t0, "error": last[:300]}
+        out = {"status": "error", "wall_s": time.perf_counter() - t0, "error": last[:300]}
+        Path(job["out"]).write_text(json.dumps(out))
+        return out
     out = json.loads(Path(job["out"]).read_text())
     used = resource.getrusage(resource.RUSAGE_CHILDREN)
     out["process_cpu_s"] = used.ru_utime + used.ru_stime - cpu0  # the whole child: reading, importing, evaluating
+    Path(job["out"]).write_text(json.dumps(out))
     return out
 
 
@@ -199,7 +228,7 @@ def sdcrisk_inference(original, control, release, secret: str) -> dict:
         runs[label] = infer(secret, sx, sy, categorical=categorical, xn=targets[kn].to_numpy(float),
                             yn=release[kn].to_numpy(float), xc=xc, yc=yc)
     out["wall_s"] = time.perf_counter() - t0
-    out["targets"] = len(original) + len(control)
+    out["targets"] = out["targets_new"] = out["targets_old"] = len(original) + len(control)
     rows = []
     for row, crow in zip(runs["original"].rows, runs["control"].rows):
         ex, lo, hi = row.excess
@@ -224,8 +253,61 @@ def sdcrisk_singling_out(original, release, predicates: int) -> dict:
         out.append({"attack": r.attack, "rate": r.percent, "low": r.interval[0], "high": r.interval[1],
                     "baseline": r.baseline_percent, "excess": ex, "excess_low": lo, "excess_high": hi,
                     "trials": r.trials, "baseline_trials": r.baseline_trials})
-    return {"wall_s": wall, "cpu_s": cpu, "rows": out, "trials": sum(r.trials + r.baseline_trials for r in rows),
+    trials = sum(r.trials + r.baseline_trials for r in rows)
+    return {"kind": "baseline", "wall_s": wall, "cpu_s": cpu, "rows": out, "trials": trials,
+            "targets_new": len(release), "targets_old": trials,
             "note": next((r.note for r in rows if r.attack == "multivariate predicates"), "")}
+
+
+def sdcrisk_synthetic(original, control, release) -> dict:
+    """What a custodian runs on a release with no record correspondence: ``sdcrisk assess ORIGINAL
+    RELEASE --control CONTROL --id rid`` (:func:`sdcrisk.assess.synthetic.assess_synthetic`, its
+    defaults): every attack on every training record and on every control record, the excess of the
+    training rate over the control rate with Newcombe's interval. One call with every column known
+    (linkability on the halves region, sex, age, education | marital, hours, income, which are
+    anonymeter's auxiliary columns here; singling out; membership), then one call per secret with
+    every other column known (inference only; its rows' own seconds are reported). Returns one entry
+    per criterion of :data:`SDC_FOR` with the call's seconds for that criterion and the two per-target
+    denominators of the module docstring."""
+    from sdcrisk.assess.synthetic import LINK_ATTACK, assess_synthetic
+
+    rel = release.drop(columns=["rid"])  # the generator's row numbers, not ids of anyone
+    kw = {"id": "rid", "categorical": CATEGORICAL, "seed": SEED}
+    w = [f.iloc[:300] for f in (original, rel, control)]
+    assess_synthetic(*w, secret=SECRETS, **kw)  # numba compilation, not timed
+    stamps = []
+    t0, c0 = time.perf_counter(), time.process_time()
+    table = assess_synthetic(original, rel, control, known=COLUMNS, progress=lambda m: stamps.append(
+        (time.perf_counter(), m)), **kw)
+    end, cpu = time.perf_counter(), time.process_time() - c0
+    nt, nc = len(original), len(control)
+
+    def rows(frame):
+        return [{"attack": r.attack, "target": r.target, "rate": r.training_percent, "control_rate": r.control_percent,
+                 "excess": r.excess, "excess_low": r.excess_low, "excess_high": r.excess_high,
+                 "n_training": int(r.n_training), "n_control": int(r.n_control), "note": r.note}
+                for r in frame.itertuples()]
+
+    out = {"assess_call": {"wall_s": end - t0, "cpu_s": cpu}}
+    link = table[table.attack == LINK_ATTACK]
+    out["linkage"] = {"kind": "control", "wall_s": float(link.seconds.sum()), "rows": rows(link),
+                      "targets_new": nt + nc, "targets_old": nt + nc}
+    so = table[table.criterion == "singling out"]
+    out["singling_out"] = {"kind": "control", "wall_s": float(so.seconds.sum()), "rows": rows(so),
+                           "targets_new": len(rel), "targets_old": int((so.n_training + so.n_control).sum())}
+    t_member = next((t for t, m in stamps if m.startswith("membership")), end)
+    member = table.attrs["membership"]
+    out["membership"] = {"wall_s": end - t_member, "targets": nt + nc, "note": member.get("note", ""),
+                         "rows": [{k: r[k] for k in ("attack", "auc", "auc_low", "auc_high", "tpr_1pct", "tpr_01pct")}
+                                  for r in member["rows"]]}
+    for secret in SECRETS:
+        c0 = time.process_time()
+        t = assess_synthetic(original, rel, control, secret=secret, singling_out=False, membership=False, **kw)
+        inf = t[t.criterion == "inference"]
+        out[f"inference:{secret}"] = {"kind": "control", "wall_s": float(inf.seconds.sum()), "rows": rows(inf),
+                                      "call_cpu_s": time.process_time() - c0,
+                                      "targets_new": nt + nc, "targets_old": nt + nc}
+    return out
 
 
 def mixed_numeric(frames: list[pd.DataFrame]) -> list[np.ndarray]:
@@ -252,12 +334,16 @@ def sdcrisk_membership(original, control, release) -> dict:
     return {"wall_s": wall, "targets": len(m) + len(c), "rows": rows}
 
 
-def sdcrisk_linkage(paths: dict, work: Path) -> dict:
+def sdcrisk_linkage(paths: dict, work: Path, timeout: float) -> dict:
     out = work / "assess-noise"
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "sdcrisk.cli", "assess", str(paths["original"]), str(paths["noise"]),
-                           "--id", "rid", "--known", ",".join(COLUMNS), "--out", str(out), "--quiet"],
-                          capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")})
+    try:
+        proc = subprocess.run([sys.executable, "-m", "sdcrisk.cli", "assess", str(paths["original"]), str(paths["noise"]),
+                               "--id", "rid", "--known", ",".join(COLUMNS), "--out", str(out), "--quiet"],
+                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT / "src")},
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return {"status": "timeout", "wall_s": time.perf_counter() - t0, "error": f"no result within {timeout:g} s"}
     wall = time.perf_counter() - t0
     if proc.returncode not in (0, 1) or not (out / "report.json").exists():
         return {"status": "error", "wall_s": wall, "error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
@@ -266,7 +352,9 @@ def sdcrisk_linkage(paths: dict, work: Path) -> dict:
              "baseline": r.get("baseline"), "seconds": r.get("seconds")}
             for r in report["results"] if r.get("kind") == "disclosure risk" and r.get("percent") is not None]
     attacks_s = sum(r["seconds"] or 0.0 for r in rows)
-    return {"status": "ok", "wall_s": wall, "attacks_s": attacks_s, "rows": rows}
+    n = len(pd.read_csv(paths["original"], usecols=["rid"]))
+    return {"status": "ok", "kind": "one-to-one", "wall_s": wall, "attacks_s": attacks_s, "rows": rows,
+            "targets_new": n, "targets_old": n}
 
 
 def _versions() -> dict:
@@ -287,13 +375,22 @@ def _peer_versions(python: str) -> dict:
 
 
 # ----------------------------------------------------------------------------- run one size
-def run_size(n: int, args, work: Path) -> dict:
+def run_size(n: int, args, work: Path, save=None) -> dict:
     work.mkdir(parents=True, exist_ok=True)
     print(f"[n={n}] files", flush=True)
     made = make_files(n, work, args.peers_python, args.timeout)
     paths = made["paths"]
     frames = {k: pd.read_csv(p) for k, p in paths.items()}
     result = {"n": n, "control": len(frames["control"]), "generator": made["generator"], "releases": {}}
+
+    def dcr(n: int, rel: str) -> dict:
+        sub = None if n <= args.dcr_subsample else min(args.dcr_subsample, len(frames["control"]))
+        out = peer(args.peers_python, {"task": "sdmetrics_dcr", "ori": str(paths["original"]), "syn": str(paths[rel]),
+                                       "control": str(paths["control"]), "categorical": CATEGORICAL,
+                                       "subsample": sub}, args.timeout, work)
+        print(f"  sdcrisk done; sdmetrics {out.get('wall_s', 0):.1f} s ({out.get('status')})", flush=True)
+        return out
+
     for rel in RELEASES:
         print(f"[n={n}] {rel}", flush=True)
         entry = {"anonymeter": {}, "sdcrisk": {}}
@@ -307,7 +404,7 @@ def run_size(n: int, args, work: Path) -> dict:
                    "aux_cols": list(LINK_AUX), "secret": secret,
                    "regression": secret in NUMERIC}
             entry["anonymeter"][ev] = peer(args.peers_python, job, args.timeout, work)
-            if n == min(args.sizes) and rel == "independent" and name in ("inference", "linkability"):
+            if n == min(args.sizes) and n <= 10_000 and rel == "independent" and name in ("inference", "linkability"):
                 # anonymeter draws as many control targets as targets, without replacement: linkability
                 # can take at most the control's size
                 full = n if name == "inference" else len(frames["control"])
@@ -316,6 +413,13 @@ def run_size(n: int, args, work: Path) -> dict:
             print(f"  anonymeter {ev}: {entry['anonymeter'][ev].get('status')} "
                   f"{entry['anonymeter'][ev].get('wall_s', 0):.1f} s", flush=True)
         original, control = frames["original"], frames["control"]
+        if rel != "noise" and not args.singling_out_only:
+            entry["sdcrisk"] = sdcrisk_synthetic(original, control, release)
+            entry["sdmetrics_dcr"] = dcr(n, rel)
+            result["releases"][rel] = entry
+            if save:
+                save(result)
+            continue
         try:
             entry["sdcrisk"]["singling_out"] = sdcrisk_singling_out(original, release, args.n_attacks)
         except ImportError as exc:
@@ -333,14 +437,11 @@ def run_size(n: int, args, work: Path) -> dict:
         except ImportError as exc:
             entry["sdcrisk"]["membership"] = {"status": "missing", "error": str(exc)}
         if rel == "noise":
-            entry["sdcrisk"]["linkage"] = sdcrisk_linkage(paths, work)
-        sub = None if n <= args.dcr_subsample else min(args.dcr_subsample, len(control))
-        entry["sdmetrics_dcr"] = peer(args.peers_python, {"task": "sdmetrics_dcr", "ori": str(paths["original"]),
-                                                          "syn": str(paths[rel]), "control": str(paths["control"]),
-                                                          "categorical": CATEGORICAL, "subsample": sub},
-                                      args.timeout, work)
-        print(f"  sdcrisk done; sdmetrics {entry['sdmetrics_dcr'].get('wall_s', 0):.1f} s", flush=True)
+            entry["sdcrisk"]["linkage"] = sdcrisk_linkage(paths, work, args.timeout)
+        entry["sdmetrics_dcr"] = dcr(n, rel)
         result["releases"][rel] = entry
+        if save:
+            save(result)
     return result
 
 
@@ -420,15 +521,19 @@ SDC_FOR = {"singling_out_univariate": "singling_out", "singling_out_multivariate
            "linkability": "linkage"}
 
 
-def _sdc_per_target(s: dict, key: str, n: int) -> float:
+def _sdc_per_target(s: dict, key: str) -> tuple[float, float]:
+    """sdcrisk's seconds per target, (module docstring's definition, the former one)."""
     x = s.get(SDC_FOR[key], {})
-    if "wall_s" not in x or x.get("status") == "error":
-        return float("nan")
+    if "wall_s" not in x or x.get("status") == "error" or not x.get("targets_new"):
+        return float("nan"), float("nan")
+    return x["wall_s"] / x["targets_new"], x["wall_s"] / max(x["targets_old"], 1)
+
+
+def _want(key: str):
     if key.startswith("singling"):
-        return x["wall_s"] / max(x["trials"], 1)
-    if key.startswith("inference"):
-        return x["wall_s"] / x["targets"]
-    return x["wall_s"] / n
+        want = {"univariate predicates", "exact (keys)"} if key.endswith("univariate") else {"multivariate predicates"}
+        return lambda r: r["attack"] in want
+    return lambda r: True
 
 
 def _sdc_rate(s: dict, key: str) -> str:
@@ -437,12 +542,15 @@ def _sdc_rate(s: dict, key: str) -> str:
         return "missing: " + x["error"]
     if "rows" not in x:
         return x.get("error", "not applicable")
+    if x.get("kind") == "control":
+        d = 2 if key == "linkability" else 1  # links between independent files are a few in 10^4
+        return "; ".join(f"{r['attack']}: {r['rate']:.{d}f} % of {int(r['n_training']):,} (control "
+                         f"{r['control_rate']:.{d}f} % of {int(r['n_control']):,}), excess {r['excess']:+.{d}f} "
+                         f"[{r['excess_low']:+.{d}f}, {r['excess_high']:+.{d}f}]" for r in x["rows"] if _want(key)(r))
     if key.startswith("singling"):
-        want = "univariate predicates" if key.endswith("univariate") else "multivariate predicates"
-        parts = [f"{r['attack']}: {r['rate']:.1f} % of {r['trials']} (baseline {r['baseline']:.1f} %, excess "
-                 f"{r['excess']:+.1f} [{r['excess_low']:+.1f}, {r['excess_high']:+.1f}])"
-                 for r in x["rows"] if r["attack"] == want or (want.startswith("uni") and r["attack"] == "exact (keys)")]
-        return "; ".join(parts)
+        return "; ".join(f"{r['attack']}: {r['rate']:.1f} % of {int(r['trials'])} (baseline {r['baseline']:.1f} %, excess "
+                         f"{r['excess']:+.1f} [{r['excess_low']:+.1f}, {r['excess_high']:+.1f}])"
+                         for r in x["rows"] if _want(key)(r))
     if key.startswith("inference"):
         return "; ".join(f"{r['attack']}: {r['rate']:.1f} % (constant {r['baseline']:.1f} %, control "
                          f"{r['control_rate']:.1f} %, excess over control {r['vs_control']:+.1f} "
@@ -460,15 +568,16 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                   f"Synthetic release: {g['generator']} (SDV {g['sdv']}), fitted in {g['fit_s']:.1f} s, "
                   f"{g['rows']:,} records sampled in {g['sample_s']:.1f} s.", "",
                   "| release | criterion | anonymeter: targets | anonymeter: s (CPU s of its process) | anonymeter: attack / "
-                  "baseline / control rate | anonymeter: risk [95 % CI] | sdcrisk: s (CPU s) | sdcrisk: rates (all records) | "
-                  "per-target time ratio (anonymeter / sdcrisk) |",
-                  "|---|---|---|---|---|---|---|---|---|"]
+                  "baseline / control rate | anonymeter: risk [95 % CI] | sdcrisk: s (CPU s) | sdcrisk: rate, excess [95 % CI] "
+                  "(all records) | per-target time ratio, anonymeter / sdcrisk | the same, former definition |",
+                  "|---|---|---|---|---|---|---|---|---|---|"]
         for rel, entry in res["releases"].items():
             for key, a in entry["anonymeter"].items():
                 base = key.replace(" (all targets)", "")
-                s_pt = _sdc_per_target(entry["sdcrisk"], base, n)
+                s_pt, s_old = _sdc_per_target(entry["sdcrisk"], base)
                 a_pt = _per_target(a)
                 ratio = a_pt / s_pt if s_pt > 0 else float("nan")
+                ratio_old = a_pt / s_old if s_old > 0 else float("nan")
                 rates = ("" if a.get("status") != "ok" else
                          f"{100 * a['attack_rate']['value']:.1f} / {100 * a['baseline_rate']['value']:.1f} / "
                          + (f"{100 * a['control_rate']['value']:.1f} %" if a.get("control_rate") else "-"))
@@ -481,8 +590,10 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                 if "cpu_s" in sdc:
                     sdc_s += f" ({_fmt(sdc['cpu_s'], 2)})"
                 a_s = _fmt(a.get("wall_s"), 2) + (f" ({_fmt(a['process_cpu_s'], 1)})" if "process_cpu_s" in a else "")
+                if a.get("reused"):
+                    a_s += " (r)"
                 lines.append(f"| {rel} | {key} | {targets} | {a_s} | {rates} | {_risk(a)} | "
-                             f"{sdc_s} | {_sdc_rate(entry['sdcrisk'], base)} | {_fmt(ratio, 0)} |")
+                             f"{sdc_s} | {_sdc_rate(entry['sdcrisk'], base)} | {_fmt(ratio, 0)} | {_fmt(ratio_old, 0)} |")
                 csv_rows.append({"n": n, "release": rel, "criterion": key, "anonymeter_status": a.get("status"),
                                  "anonymeter_s": a.get("wall_s"), "anonymeter_targets": targets,
                                  "anonymeter_attack_rate": a.get("attack_rate", {}) and a["attack_rate"]["value"]
@@ -494,7 +605,9 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                                  "anonymeter_risk": a.get("risk"), "anonymeter_risk_low": a.get("risk_low"),
                                  "anonymeter_risk_high": a.get("risk_high"), "anonymeter_error": a.get("error", ""),
                                  "sdcrisk_s": sdc.get("wall_s"), "sdcrisk_rates": _sdc_rate(entry["sdcrisk"], base),
-                                 "per_target_ratio": ratio})
+                                 "sdcrisk_kind": sdc.get("kind", ""),
+                                 "sdcrisk_targets": sdc.get("targets_new"), "sdcrisk_targets_former": sdc.get("targets_old"),
+                                 "per_target_ratio": ratio, "per_target_ratio_former": ratio_old})
         if not any("sdmetrics_dcr" in e for e in res["releases"].values()):
             lines.append("")
             continue
@@ -510,19 +623,73 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
             dt = (f"{d['score']:.3f}, {100 * d['closer_to_training']:.1f} %"
                   + (f" (subsample {d['subsample']:,})" if d.get("subsample") else "")
                   if d.get("status") == "ok" else f"{d.get('status')}: {d.get('error', '')}")
+            if m.get("note"):
+                mt += f" ({m['note']})"
             lines.append(f"| {rel} | {_fmt(m.get('wall_s'), 2)} | {mt or m.get('error', '')} | "
                          f"{_fmt(d.get('wall_s'), 1)} | {dt} |")
             csv_rows.append({"n": n, "release": rel, "criterion": "membership / DCR", "sdcrisk_s": m.get("wall_s"),
                              "sdcrisk_rates": mt, "sdmetrics_dcr_s": d.get("wall_s"),
                              "sdmetrics_dcr": d.get("score"), "sdmetrics_closer_to_training": d.get("closer_to_training"),
                              "anonymeter_error": d.get("error", "")})
-            if "linkage" in entry["sdcrisk"]:
+            if entry["sdcrisk"].get("linkage", {}).get("kind") == "one-to-one":
                 lk = entry["sdcrisk"]["linkage"]
                 lines.append(f"| {rel} | sdcrisk assess (linkage, whole command): {_fmt(lk.get('wall_s'), 2)} s | "
                              + "; ".join(f"{r['attack']} {r['rate']:.1f} %" for r in lk.get("rows", []))
                              + " | | |")
+        missing = [r for r in RELEASES if r not in res["releases"]]
+        if missing:
+            lines += ["", f"Not measured at {n:,} (the run was stopped before them): {', '.join(missing)} release."]
+        if any(a.get("reused") for e in res["releases"].values() for a in e["anonymeter"].values()):
+            lines += ["", "(r): measured in this command's first pass over the same `--work` folder and reused "
+                      "when the command was restarted there (the same job on the same files)."]
+        calls = [(rel, e["sdcrisk"]["assess_call"]) for rel, e in res["releases"].items() if "assess_call" in e["sdcrisk"]]
+        if calls:
+            lines.append("")
+        for rel, call in calls:
+            entry = res["releases"][rel]
+            if call:
+                lines.append(f"* sdcrisk's assess call on the {rel} release, every column known (linkability, "
+                             f"singling out, membership): {call['wall_s']:.2f} s ({call['cpu_s']:.2f} CPU s); "
+                             "inference, one call per secret: "
+                             + ", ".join(f"{s} {entry['sdcrisk'][f'inference:{s}']['call_cpu_s']:.2f} CPU s"
+                                         for s in SECRETS) + ".")
         lines.append("")
     return "\n".join(lines), csv_rows
+
+
+READING = """\
+What each side runs. anonymeter 1.1.0 with its defaults: 500 targets (singling out: 500 queries)
+and as many control targets; risk = (attack rate - control rate) / (1 - control rate) with its
+interval. sdcrisk: on the independent and the synthetic release, what `sdcrisk assess ORIGINAL
+RELEASE --control CONTROL --id rid` runs (`sdcrisk.assess.synthetic.assess_synthetic`, its
+defaults): every training record and every control record a target, the rate on each and the
+excess (training - control) with Newcombe's interval; linkability is anonymeter's definition
+(nearest release record on each half of the known attributes, the same halves as anonymeter's
+auxiliary columns; success when both lead to the same record), singling out tries 1,000
+conjunctions of 2 to 4 attributes besides the exact keys, rare values and extremes, on chunks
+of the training set of the control's size. On the noise release (records one to one with the
+originals) sdcrisk runs its record-level criteria: singling out against planted originals
+(`--n-attacks` three-attribute conjunctions), inference on originals and control records, and
+the linkage attacks of `sdcrisk assess --id rid`.
+
+Per-target time ratio: anonymeter's seconds per target it attacks (its targets plus its control
+targets; for singling out, its queries) over sdcrisk's seconds per target: every record it
+attacks, all originals plus all control records (inference, linkability; for the noise
+release's linkage command, all originals); for singling out, every release record it examines
+for an isolating predicate (the release's size, each release record counted once, as
+anonymeter's queries are counted once though each is evaluated on the originals and on the
+control). The former definition, in the last column, divided sdcrisk's singling-out seconds by
+the predicates it tried (trials on the originals plus its baseline's; with a control set, trials
+on the training chunks plus on the control set). That count is what the data let the attack
+find, not the work done: sdcrisk's batched draws now keep drawing until 1,000 conjunctions
+isolate a release record (hundreds of trials at 10^4), so the former ratio moves with what is
+found. For the other criteria the two definitions agree. anonymeter's seconds are its
+evaluator's `evaluate` and `risk` calls (its whole process's CPU seconds beside them); sdcrisk's
+are each criterion's own wall seconds inside the call (numba compiled before timing), the call's
+CPU seconds listed under each size. The machine was shared with other jobs run at a higher
+priority: where a wall time is far above its CPU time, the process waited for a core, and the
+ratios (wall over wall) are only as fair as the two waits were alike.
+"""
 
 
 def write(results: list[dict], meta: dict, out: Path, no_doc: bool) -> str:
@@ -533,7 +700,8 @@ def write(results: list[dict], meta: dict, out: Path, no_doc: bool) -> str:
             "(benchmarks/peers/requirements.txt): " + ", ".join(f"{k} {v}" for k, v in meta["peers_env"].items()) + ".")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.with_suffix(".json").write_text(json.dumps({"meta": meta, "results": results}, indent=1, default=str))
-    out.with_suffix(".md").write_text("# sdcrisk beside anonymeter and SDMetrics\n\n" + head + "\n\n" + body)
+    head += "\n\n" + READING
+    out.with_suffix(".md").write_text("# sdcrisk beside anonymeter and SDMetrics\n\n" + head + "\n" + body)
     fields = list(dict.fromkeys(k for r in rows for k in r))
     with open(out.with_suffix(".csv"), "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=fields)
@@ -542,7 +710,7 @@ def write(results: list[dict], meta: dict, out: Path, no_doc: bool) -> str:
     if not no_doc:
         from common import DOC, replace_region
 
-        replace_region(DOC, "peers", head + "\n\n" + body)
+        replace_region(DOC, "peers", head + "\n" + body)
     return body
 
 
@@ -562,7 +730,17 @@ def main(argv=None) -> int:
     ap.add_argument("--calibration", type=int, default=0, metavar="R",
                     help="instead of the comparison: singling out on R independent releases at each size, "
                          "written to OUT_calibration.md")
+    ap.add_argument("--from-json", default=None, metavar="A.json,B.json",
+                    help="write the page from the results of earlier runs (OUT.json files, e.g. one per size run "
+                         "side by side), their commands joined; runs nothing")
     args = ap.parse_args(argv)
+    if args.from_json:
+        runs = [json.loads(Path(p).read_text()) for p in args.from_json.split(",")]
+        this = "python benchmarks/bench_peers.py " + " ".join(sys.argv[1:] if argv is None else argv)
+        meta = {**runs[0]["meta"], "command": "` and `".join([r["meta"]["command"] for r in runs] + [this])}
+        results = sorted((x for r in runs for x in r["results"]), key=lambda x: x["n"])
+        print(write(results, meta, Path(args.out), args.no_doc))
+        return 0
     args.sizes = [int(s) for s in args.sizes.split(",")]
     if not Path(args.peers_python).exists():
         print(f"bench_peers: --peers-python {args.peers_python}: not found; run benchmarks/peers/setup_peers.sh",
@@ -581,8 +759,9 @@ def main(argv=None) -> int:
         print(text)
         return 0
     results = []
-    for n in args.sizes:  # the outputs are rewritten after each size, so a long last size loses nothing
-        results.append(run_size(n, args, base / f"n{n}"))
+    for n in args.sizes:  # the outputs are rewritten after each release, so a long run loses what is done only
+        results.append(run_size(n, args, base / f"n{n}",
+                                save=lambda part: write(results + [part], meta, Path(args.out), args.no_doc)))
         body = write(results, meta, Path(args.out), args.no_doc)
     print(body)
     return 0

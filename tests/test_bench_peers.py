@@ -1,0 +1,105 @@
+"""benchmarks/bench_peers.py: sdcrisk's side on a release with no record correspondence is what
+``sdcrisk assess --control`` runs, its linkability is anonymeter's definition on anonymeter's
+auxiliary columns (checked against a brute-force computation written here), and the page reports
+it with both per-target time ratios."""
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def bp():
+    sys.path.insert(0, str(BENCH))
+    import bench_peers
+
+    return bench_peers
+
+
+@pytest.fixture(scope="module")
+def files(bp):
+    rng = np.random.default_rng(7)
+    original = bp.with_id(bp.population(400, rng))
+    control = bp.with_id(bp.population(80, rng), start=401)
+    release = bp.with_id(bp.population(400, rng), start=1)  # row numbers, as the generator's file has
+    return original, control, release
+
+
+@pytest.fixture(scope="module")
+def side(bp, files):
+    return bp.sdcrisk_synthetic(*files)
+
+
+def _brute_linkability(original, control, release, halves):
+    """Anonymeter's linkability by hand: per target, the release records nearest on each half
+    (numeric columns standardised by the training + control mean and standard deviation, a
+    different category adding 1 to the squared distance); credit |A ∩ B| / (|A| |B|)."""
+    both = pd.concat([original, control], ignore_index=True)
+
+    def nearest(targets, cols):
+        d2 = np.zeros((len(targets), len(release)))
+        for c in cols:
+            if c in ("age", "hours", "income"):
+                m, s = both[c].mean(), both[c].to_numpy(float).std()
+                a = (targets[c].to_numpy(float) - m) / s
+                b = (release[c].to_numpy(float) - m) / s
+                d2 += (a[:, None] - b[None, :]) ** 2
+            else:
+                d2 += targets[c].to_numpy()[:, None] != release[c].to_numpy()[None, :]
+        best = d2.min(axis=1, keepdims=True)
+        return [set(np.flatnonzero(row)) for row in d2 <= best * (1 + 1e-9) + 1e-12]
+
+    out = []
+    for targets in (original, control):
+        a, b = nearest(targets, halves[0]), nearest(targets, halves[1])
+        out.append(sum(len(x & y) / (len(x) * len(y)) for x, y in zip(a, b)) / len(targets))
+    return out
+
+
+def test_linkability_is_anonymeters_definition_on_its_auxiliary_columns(bp, files, side):
+    original, control, release = files
+    link = side["linkage"]
+    assert link["kind"] == "control" and len(link["rows"]) == 1
+    row = link["rows"][0]
+    assert row["attack"] == "nearest record, split known attributes"
+    assert (row["n_training"], row["n_control"]) == (400, 80)
+    train, ctrl = _brute_linkability(original, control, release, bp.LINK_AUX)
+    assert row["rate"] == pytest.approx(100 * train, abs=1e-9)
+    assert row["control_rate"] == pytest.approx(100 * ctrl, abs=1e-9)
+    assert row["excess"] == pytest.approx(row["rate"] - row["control_rate"], abs=1e-9)
+    assert row["excess_low"] <= row["excess"] <= row["excess_high"]
+    assert link["targets_new"] == link["targets_old"] == 480
+
+
+def test_every_criterion_on_training_and_control_targets(bp, side):
+    so = side["singling_out"]
+    assert {r["attack"] for r in so["rows"]} >= {"exact (keys)", "multivariate predicates"}
+    assert so["targets_new"] == 400  # the release's records, each counted once
+    assert so["targets_old"] == sum(r["n_training"] + r["n_control"] for r in so["rows"])
+    for secret in bp.SECRETS:
+        inf = side[f"inference:{secret}"]
+        assert inf["rows"] and all(r["target"] == secret and r["n_training"] == 400 and r["n_control"] == 80
+                                   for r in inf["rows"])
+        assert inf["targets_new"] == 480
+    assert side["membership"]["rows"] and "numeric attributes" in side["membership"]["note"]
+
+
+def test_page_reports_linkability_and_both_ratios(bp, side):
+    a = {"status": "ok", "evaluator": "linkability", "wall_s": 2.0, "n_attacks_ori": 10, "n_attacks_control": 10,
+         "attack_rate": {"value": 0.1, "error": 0.01}, "baseline_rate": {"value": 0.05, "error": 0.01},
+         "control_rate": {"value": 0.1, "error": 0.01}, "risk": 0.0, "risk_low": 0.0, "risk_high": 0.1}
+    res = {"n": 400, "control": 80, "generator": {"generator": "g", "sdv": "0", "fit_s": 0.0, "rows": 400,
+                                                  "sample_s": 0.0},
+           "releases": {"independent": {"anonymeter": {"linkability": a}, "sdcrisk": side}}}
+    body, rows = bp.tables([res], {})
+    line = next(x for x in body.splitlines() if x.startswith("| independent | linkability |"))
+    assert "not applicable" not in line and "nearest record, split known attributes" in line
+    expected = (2.0 / 20) / (side["linkage"]["wall_s"] / 480)
+    assert rows[0]["per_target_ratio"] == pytest.approx(expected)
+    assert rows[0]["per_target_ratio_former"] == pytest.approx(expected)
+    assert line.rstrip(" |").endswith(f"{expected:.0f} | {expected:.0f}")

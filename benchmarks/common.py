@@ -86,3 +86,33 @@ def machine_text() -> str:
         pass
     return (f"{cpu}, {os.cpu_count()} logical CPUs, Python {platform.python_version()}, "
             f"{platform.system()} {platform.release()}")
+
+
+def one_thread_per_process() -> None:
+    """A benchmark pool's worker initialiser: numba on one thread, one process per core."""
+    try:
+        import numba
+
+        numba.set_num_threads(1)
+    except ImportError:  # pragma: no cover - numba is a dependency
+        pass
+
+
+def coverage_columns(covered, target: float) -> dict:
+    """A calibration row's coverage columns: the share of runs whose interval held the null value
+    (``covered``: one truth value per run), its Wilson interval and whether it reaches ``target``."""
+    from sdcrisk.measures.uncertainty import wilson_interval
+
+    k, n = int(sum(bool(c) for c in covered)), len(covered)
+    low, high = wilson_interval(k, n)
+    cover = 100.0 * k / n
+    return {"coverage of 0 %": f"{cover:.1f}", "Wilson 95 % interval": f"[{low:.1f}, {high:.1f}]",
+            f"coverage >= {target:g} %": "pass" if cover >= target else "FAIL"}
+
+
+def rows_below(table, target: float, label) -> str:
+    """The sentence naming a calibration table's rows below ``target`` (``label(row)`` names one)."""
+    failed = table.loc[table[f"coverage >= {target:g} %"] == "FAIL"] if len(table) else table
+    names = "; ".join(f"{label(r)} ({r['coverage of 0 %']} %)" for _, r in failed.iterrows())
+    return f"Rows below {target:g} %: {names or 'none'}."
+

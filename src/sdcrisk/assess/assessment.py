@@ -46,7 +46,7 @@ from .workers import (WORKER_MIN, AttackWorkers, NoRoomError, file_shape, memory
 from .pairing import (READERS, AssessError, read_file, _read, _header, identifier_columns, _label_like, _numeric, _show, _ids, Pair, pair_files, _typed_pair, _thousands, _text_numbers, _refuse_nested, _refuse_all_distinct, _stray_text, _text_among_numbers, RecordsAtRisk, secret_names)  # noqa: F401 (the module's API)
 from .criteria import (CRITERION_COLUMNS, EVIDENCE_COLUMNS, INFERENCE_KIND, SINGLING_OUT_PREDICATES,  # noqa: F401 (the module's API)
                        SINGLING_OUT_WORK, _criterion_table_rows, _evidence, _inference, _key_risk, _labels, _singled,
-                       _singling_out, criteria_results, criterion_rows, records_at_risk, sample_criteria,
+                       _singling_out, criteria_attrs, criteria_results, criterion_rows, records_at_risk, sample_criteria,
                        sample_criterion_rows,
                        singling_out_predicates)
 from .rows import (COLUMNS, RISK, LOSS, LINKS, _scenario_label, _mixed_distance_attack, _sizes, MIXED_DISTANCE, _rows, _attack_row, BOUND_MIN, BOUNDED, attack_bound, best_result, bounded_row, _own_order, _finish, _interval_disclosure_row, _loss_rows)  # noqa: F401 (the module's API)
@@ -387,10 +387,7 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
         out = pd.concat([table, sample_criterion_rows(crit["rows"])], ignore_index=True).reindex(columns=COLUMNS + CRITERION_COLUMNS + extra)
         out.attrs.update(table.attrs, singling_out=bool(singling_out),
                          records_at_risk=RecordsAtRisk(_evidence(crit["evidence"])))
-        if secrets:
-            out.attrs["inference"] = {"tolerance": tolerance, "secrets": secrets, "l_diversity": crit["diversity"]}
-        if crit["key_risk"] is not None:
-            out.attrs["key_risk"] = crit["key_risk"]
+        out.attrs.update(criteria_attrs(crit, secrets, tolerance))
         return out
     n = pair.n
     perm = np.random.Generator(np.random.PCG64(seed)).permutation(n)
@@ -458,12 +455,9 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     out.attrs["categorical"] = list(pair.categorical)
     out.attrs["left_out"] = left_out_reasons(attacks)  # {attack: why the default did not run it}
     out.attrs["singling_out"] = bool(singling_out)
-    if secrets:
-        out.attrs["inference"] = {"tolerance": tolerance, "secrets": secrets, "l_diversity": crit["diversity"]}
     if criteria_asked and links_out is None:
         out.attrs["records_at_risk"] = RecordsAtRisk(_evidence(crit["evidence"]))
-    if crit["key_risk"] is not None:
-        out.attrs["key_risk"] = crit["key_risk"]
+    out.attrs.update(criteria_attrs(crit, secrets, tolerance))
     return out
 
 

@@ -149,10 +149,10 @@ def _inference(pair: Pair, secret: str, cols: list[int], links: dict, tolerance:
         j = pair.numeric.index(secret)
         sx, sy = pair.x[:, j], pair.y[:, j]
     xn, yn = pair.x[:, kn], pair.y[:, kn]
-    if sample:  # both files on the original's scale (sdcrisk.assess.sample._on_the_distance_scale)
-        from ..linkage.distance import standardise
+    if sample:  # the numeric attributes on the scale the sample's linkage attacks use
+        from .sample import _on_the_distance_scale
 
-        xn, yn = standardise(xn, yn, "original")
+        xn, yn = _on_the_distance_scale(pair, kn, [], [], equal=False)
     return infer(secret, sx, sy, categorical=categorical, xn=xn, yn=yn, xc=pair.cx[:, jc], yc=pair.cy[:, jc],
                  blocking=[c in pair.keys for c in kc], ncat=pair.ncat(kc), links=links, tolerance=tolerance,
                  scaled=sample)
@@ -273,6 +273,17 @@ def sample_criteria(pair: Pair, sets: list[list[int]], secrets: list[str], *, to
     return {"rows": rows, "evidence": evidence, "diversity": diversity, "key_risk": key_risk}
 
 
+def criteria_attrs(crit: dict, secrets: list[str], tolerance: float) -> dict:
+    """The result's ``attrs`` of :func:`criteria_results` / :func:`sample_criteria`'s output: the
+    inference settings with the l-diversity per secret, and the agencies' measures."""
+    out = {}
+    if secrets:
+        out["inference"] = {"tolerance": tolerance, "secrets": secrets, "l_diversity": crit["diversity"]}
+    if crit["key_risk"] is not None:
+        out["key_risk"] = crit["key_risk"]
+    return out
+
+
 def sample_criterion_rows(rows: list[dict]) -> pd.DataFrame | None:
     """A sample's criterion rows as a table: the inference rows count released records (column
     ``records``, as the sample's linkage rows); singling out's trials are predicates."""
@@ -285,6 +296,6 @@ def sample_criterion_rows(rows: list[dict]) -> pd.DataFrame | None:
     return table
 
 
-__all__ = ["criteria_results", "sample_criteria", "sample_criterion_rows", "sample_inference", "records_at_risk", "criterion_rows",
+__all__ = ["criteria_results", "criteria_attrs", "sample_criteria", "sample_criterion_rows", "sample_inference", "records_at_risk", "criterion_rows",
            "singling_out_predicates", "CRITERION_COLUMNS", "INFERENCE_KIND", "EVIDENCE_COLUMNS",
            "SINGLING_OUT_PREDICATES", "SINGLING_OUT_WORK"]

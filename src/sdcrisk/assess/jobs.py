@@ -517,7 +517,7 @@ def criteria_part(plan: Plan, i: int, path) -> Path:
     import numpy as np
 
     from .assessment import COLUMNS, CRITERION_COLUMNS, _evidence, criteria_results, sample_criteria, scenarios_from
-    from .criteria import sample_criterion_rows
+    from .criteria import criteria_attrs, sample_criterion_rows
     from ..criteria.inference import TOLERANCE
 
     s = plan.settings
@@ -536,11 +536,7 @@ def criteria_part(plan: Plan, i: int, path) -> Path:
     crit = (sample_criteria(pair, sets, secrets, **common) if pair.rows is not None
             else criteria_results(pair, sets, secrets, links, singled=None, **common))
     evidence = crit["evidence"]
-    attrs: dict = {"singling_out": bool(singling_out)}
-    if secrets:
-        attrs["inference"] = {"tolerance": tolerance, "secrets": secrets, "l_diversity": crit["diversity"]}
-    if crit["key_risk"] is not None:
-        attrs["key_risk"] = crit["key_risk"]
+    attrs: dict = {"singling_out": bool(singling_out), **criteria_attrs(crit, secrets, tolerance)}
     import pandas as pd
 
     if pair.rows is not None:  # a sample: the inference rows count released records

@@ -10,10 +10,12 @@ release tells nothing about any original record. Every row of
 :func:`sdcrisk.criteria.singling_out.singling_out` (exact keys, univariate, multivariate
 predicates) and of :func:`sdcrisk.criteria.inference.infer` (each secret; the linked record of a
 distance-based linkage, the nearest record, the key cell) is run on every pair; the table gives
-per row the share of files whose 95 % interval of the excess (attack minus baseline, Newcombe
-1998) contains 0, with Wilson's interval for that share, the share whose interval's lower end is
-at or below 0 (no risk found where there is none), the mean success rate and baseline, and
-whether the two-sided coverage reaches 94 %.
+per row the share of files whose 95 % interval of the excess risk contains 0, with Wilson's
+interval for that share, and whether it reaches 94 %: the excess is the difference (attack minus
+baseline, Newcombe's 1998 interval) floored at 0 (:func:`sdcrisk.measures.uncertainty.advantage`),
+whose true value is 0 on every row here. Beside it, for the difference itself: the share of
+files whose interval contains 0, the share whose lower end is at or below 0 (no risk found
+where there is none), and the mean difference; and the mean success rate and baseline.
 
 Population (:func:`population`): four categorical attributes (region, 12 categories of
 geometrically falling frequency; sex; education, 5 categories, skewed; occupation, 400
@@ -23,8 +25,9 @@ every known attribute: ``job`` (3 equally likely categories: every guess is righ
 probability 1/3, so the true excess of every attack over the best constant guess is exactly 0),
 ``sector`` (3 categories of probability 0.5, 0.3, 0.2) and ``income`` (lognormal). For the
 skewed and the numeric secret the release's mode or median is the best guess there is, so an
-attack guessing a random release record's value has a true excess *below* 0: the two-sided
-coverage then measures that shortfall, the one-sided column the absence of false alarms.
+attack guessing a random release record's value has a true difference *below* 0 (its excess
+risk is 0): the difference's two-sided coverage then measures that shortfall, its lower end the
+absence of false alarms.
 
 Attacks as called: singling out on all six known attributes (the four categorical ones as
 categories), the exact attack with age in 5-year and hours in 5-hour bins, ``--predicates``
@@ -110,7 +113,7 @@ def _singling_out(o: pd.DataFrame, r: pd.DataFrame, predicates: int, seed):
 
 def one_file(job: tuple[int, int, int, int]) -> list[tuple]:
     """One independent pair: per criterion row ``(criterion, secret, attack, trials, rate %, baseline
-    %, excess, low, high)``."""
+    %, excess, low, high, difference, low, high)``."""
     from sdcrisk.linkage import dbrl
 
     seed, n, i, predicates = job
@@ -119,12 +122,13 @@ def one_file(job: tuple[int, int, int, int]) -> list[tuple]:
     rows, _ = _singling_out(o, r, predicates, rng)
     out = []
     for row in rows:
-        out.append((row.criterion, "", row.attack, row.trials, row.percent, row.baseline_percent, *row.excess))
+        out.append((row.criterion, "", row.attack, row.trials, row.percent, row.baseline_percent, *row.excess,
+                    *row.difference))
     links = {"DBRL": dbrl(o[NUMERIC].to_numpy(float), r[NUMERIC].to_numpy(float)).links}
     for secret, res in _inference(o, r, links).items():
         for row in res.rows:
             out.append((row.criterion, secret, row.attack, row.trials, row.percent, row.baseline_percent,
-                        *row.excess))
+                        *row.excess, *row.difference))
     return out
 
 
@@ -148,18 +152,19 @@ def calibration(files: int, n: int, seed: int, predicates: int, processes: int) 
         results = [_progress(i, files, one_file(j)) for i, j in enumerate(jobs)]
     stats: dict[tuple, list] = {}
     for res in results:  # file order: the same sums whatever the number of processes
-        for criterion, secret, attack, trials, rate, base, excess, low, high in res:
-            stats.setdefault((criterion, secret, attack), []).append((low <= 0 <= high, low <= 0, rate, base,
-                                                                      excess, trials))
+        for criterion, secret, attack, trials, rate, base, _excess, low, high, diff, d_low, d_high in res:
+            stats.setdefault((criterion, secret, attack), []).append((low <= 0 <= high, d_low <= 0 <= d_high,
+                                                                      d_low <= 0, rate, base, diff, trials))
     table = []
     for (criterion, secret, attack), st in stats.items():
         a = np.array(st, dtype=float)
         cover = coverage_columns(a[:, 0], TARGET)
         verdict = cover.pop(f"coverage >= {TARGET:g} %")
         table.append({"criterion": criterion, "secret": secret, "attack": attack, "files": len(st), **cover,
-                      "lower end <= 0 %": f"{100.0 * a[:, 1].mean():.1f}",
-                      "mean rate %": f"{a[:, 2].mean():.2f}", "mean baseline %": f"{a[:, 3].mean():.2f}",
-                      "mean excess pp": f"{a[:, 4].mean():+.2f}", "mean trials": f"{a[:, 5].mean():.0f}",
+                      "difference: covers 0 %": f"{100.0 * a[:, 1].mean():.1f}",
+                      "difference: lower end <= 0 %": f"{100.0 * a[:, 2].mean():.1f}",
+                      "mean rate %": f"{a[:, 3].mean():.2f}", "mean baseline %": f"{a[:, 4].mean():.2f}",
+                      "mean difference pp": f"{a[:, 5].mean():+.2f}", "mean trials": f"{a[:, 6].mean():.0f}",
                       f"coverage >= {TARGET:g} %": verdict})
     return pd.DataFrame(table)
 
@@ -235,11 +240,14 @@ def main(argv=None) -> int:
         f"Singling out and inference on releases drawn independently of the originals: {a.files} files of "
         f"{a.n:,} records, {a.predicates} multivariate predicates "
         "(`benchmarks/bench_criteria_calibration.py`; population and attacks in its docstring). "
-        "Coverage: the share of files whose 95 % Newcombe interval of the excess contains 0 (target "
-        f">= {TARGET:g} %), with Wilson's interval; lower end <= 0: the share with no risk found. "
-        "`job` is uniform (true excess 0); `sector` (skewed) and `income` (numeric) have the best "
-        "constant guess as baseline, which a guess copied from a release record does worse than "
-        "(true excess below 0).", "",
+        "Coverage: the share of files whose 95 % interval of the excess risk contains 0 (target "
+        f">= {TARGET:g} %), with Wilson's interval. The excess risk is the difference (attack minus "
+        "baseline, Newcombe's interval) floored at 0: an intruder holding the baseline loses nothing "
+        "to an attack worse than it. The difference's own columns beside it: the share of files whose "
+        "interval contains 0, and whose lower end is <= 0 (no risk found). `job` is uniform (true "
+        "difference 0); `sector` (skewed) and `income` (numeric) have the best constant guess as "
+        "baseline, which a guess copied from a release record does worse than (true difference below "
+        "0, true excess risk 0).", "",
         cal.to_markdown(index=False), "",
         rows_below(cal, TARGET, lambda r: f"{r['secret'] + ': ' if r['secret'] else ''}{r['attack']}"), "",
         f"Original released unchanged ({a.n:,} records; the sets to find computed with pandas):", "",

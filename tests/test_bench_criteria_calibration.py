@@ -66,7 +66,8 @@ def test_tables_have_every_row_and_consistent_figures(quick):
         assert abs(100 * k / files - cover) < 0.06  # a whole number of files
         low, high = (float(v) for v in r["Wilson 95 % interval"].strip("[]").split(","))
         assert (low, high) == pytest.approx(wilson(k, files), abs=0.051)
-        assert float(r["lower end <= 0 %"]) >= cover  # containing 0 implies a lower end <= 0
+        assert float(r["coverage of 0 %"]) >= float(r["difference: covers 0 %"])  # the excess floors the difference
+        assert float(r["difference: lower end <= 0 %"]) >= float(r["difference: covers 0 %"])
         assert r["coverage >= 94 %"] == ("pass" if cover >= 94 else "FAIL")
     assert {(r["check"], r["secret"]) for r in same} >= {("inference", s) for s in SECRETS}
     assert {r["attack"] for r in same if r["check"] == "singling out"} >= {"exact (keys)"}
@@ -91,7 +92,7 @@ def test_key_cell_row_recomputed_from_the_public_api(quick):
 
     from sdcrisk.criteria.inference import KEY_CELL, infer
 
-    covered, rates = [], []
+    covered, floored, rates = [], [], []
     for i in range(4):
         rng = np.random.default_rng([bench.SEED, 400, i])
         o, r = bench.population(400, rng), bench.population(400, rng)
@@ -101,11 +102,13 @@ def test_key_cell_row_recomputed_from_the_public_api(quick):
                     yc=r[["region", "sex", "education", "occupation"]].to_numpy(),
                     blocking=[True, True, False, False])
         row = next(x for x in res.rows if x.attack == KEY_CELL)
-        _, low, high = row.excess
+        _, low, high = row.difference
         covered.append(low <= 0 <= high)
+        floored.append(max(0.0, low) <= 0 <= max(0.0, high))
         rates.append(row.percent)
     got = next(r for r in read(quick[0]) if r["secret"] == "job" and r["attack"] == KEY_CELL)
-    assert float(got["coverage of 0 %"]) == pytest.approx(100 * np.mean(covered), abs=0.05)
+    assert float(got["difference: covers 0 %"]) == pytest.approx(100 * np.mean(covered), abs=0.05)
+    assert float(got["coverage of 0 %"]) == pytest.approx(100 * np.mean(floored), abs=0.05)
     assert float(got["mean rate %"]) == pytest.approx(np.mean(rates), abs=0.005)
 
 

@@ -223,13 +223,13 @@ def _independent(rng, categorical, n=150):
 def test_an_independent_release_has_an_excess_interval_holding_zero():
     """Calibration: 200 small files whose release is drawn independently of the originals, a
     secret of three equally likely categories (every guess is then right with probability 1/3:
-    the true excess of every attack over the constant guess is 0): every attack's 95 % Newcombe
-    interval of the excess holds 0 in at least 94 % of them."""
+    the true difference of every attack and the constant guess is 0): every attack's 95 % Newcombe
+    interval of the difference (and so of the excess, floored at 0) holds 0 in at least 94 % of them."""
     rng = np.random.default_rng(2024)
     holds = {}
     for _ in range(200):
         for row in _independent(rng, True).rows:
-            _, low, high = row.excess
+            _, low, high = row.difference
             holds.setdefault(row.attack, []).append(low <= 0 <= high)
     assert set(holds) == {linked_name("DBRL"), NEAREST, KEY_CELL}
     for attack, h in holds.items():
@@ -239,16 +239,20 @@ def test_an_independent_release_has_an_excess_interval_holding_zero():
 def test_an_independent_release_shows_no_risk_for_a_numeric_secret():
     """A numeric secret: the release's median is the better constant guess (a random record's
     value, or a small cell's median, is farther from the truth on average), so the true excess
-    is at most 0; the interval's lower end stays at or below 0 (no risk found where there is
-    none) in at least 94 % of 200 files."""
+    is at most 0; the difference interval's lower end stays at or below 0 (no risk found where
+    there is none) in at least 94 % of 200 files, and the excess risk's interval (the difference
+    floored at 0) contains the true risk, 0, as often."""
     rng = np.random.default_rng(2025)
-    found = {}
+    found, holds = {}, {}
     for _ in range(200):
         for row in _independent(rng, False).rows:
-            _, low, _high = row.excess
+            _, low, _high = row.difference
             found.setdefault(row.attack, []).append(low <= 0)
+            _, e_low, e_high = row.excess
+            holds.setdefault(row.attack, []).append(e_low <= 0 <= e_high)
     for attack, h in found.items():
         assert np.mean(h) >= 0.94, (attack, np.mean(h))
+        assert np.mean(holds[attack]) >= 0.94, (attack, np.mean(holds[attack]))
 
 
 # ----------------------------------------------------------------------------- sdcrisk assess --secret

@@ -382,14 +382,15 @@ def test_seed_reproducible_and_generator_accepted():
 
 def test_calibrated_for_an_independent_release():
     """The release drawn independently of the originals (same correlated distribution): the 95 %
-    interval of each attack's excess over its baseline contains 0 in >= 94 % of 200 files."""
+    interval of each attack's difference from its baseline (and so of its excess, the difference
+    floored at 0) contains 0 in >= 94 % of 200 files."""
     rng = np.random.default_rng(20260)
     covered, seen = {}, {}
     for _ in range(200):
         o, r = make(200, rng), make(200, rng)
         rows, _ = singling_out(o, r, KEYS, coarsen={AGE: 10}, predicates=40, max_terms=3, seed=rng)
         for row in rows:
-            _, low, high = row.excess
+            _, low, high = row.difference
             seen[row.attack] = seen.get(row.attack, 0) + 1
             covered[row.attack] = covered.get(row.attack, 0) + (low <= 0 <= high)
     assert set(seen) == {EXACT, UNIVARIATE, MULTIVARIATE}

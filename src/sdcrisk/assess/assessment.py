@@ -319,7 +319,8 @@ def assess(original, masked, *, id: str | None = None, known: Sequence[str] | No
     ``tolerance`` times the true value (0 < tolerance <= 1). Each secret adds rows of kind
     ``"inference"`` (:data:`CRITERION_COLUMNS` besides :data:`COLUMNS`: the secret in ``target``,
     the attack's successes in ``linked`` out of ``n`` targets, ``baseline`` the best constant
-    guess's percent, ``excess`` with Newcombe's interval); :func:`criterion_rows` gives them as
+    guess's percent, ``difference`` (attack minus baseline) with Newcombe's interval and
+    ``excess``, the difference floored at 0 with its interval); :func:`criterion_rows` gives them as
     :class:`sdcrisk.criteria.CriterionRow`, :func:`records_at_risk` the records each attack
     infers (``attrs["records_at_risk"]``), ``attrs["inference"]`` the l-diversity per secret.
 

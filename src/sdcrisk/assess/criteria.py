@@ -97,7 +97,8 @@ def singling_out_predicates(n: int) -> int:
 
 
 # ----------------------------------------------------------------------------- inference
-CRITERION_COLUMNS = ["criterion", "target", "baseline_kind", "baseline_linked", "excess", "excess_low", "excess_high"]
+CRITERION_COLUMNS = ["criterion", "target", "baseline_kind", "baseline_linked", "excess", "excess_low", "excess_high",
+                     "difference", "difference_low", "difference_high"]
 INFERENCE_KIND = "inference"  # the ``kind`` of an inference row
 
 
@@ -203,6 +204,7 @@ def _criterion_table_rows(found: list, label: str, known: str, n_known: int) -> 
     for r in found:
         low, high = r.interval
         excess, e_low, e_high = r.excess
+        difference, d_low, d_high = r.difference
         out.append({"measure": r.attack, "kind": r.criterion, "scenario": label, "known": known,
                     "n_known": n_known, "n": r.trials, "linked": r.successes, "percent": r.percent, "low": low,
                     "high": high, "baseline": r.baseline_percent, "note": r.note, "criterion": r.criterion,
@@ -210,7 +212,8 @@ def _criterion_table_rows(found: list, label: str, known: str, n_known: int) -> 
                     # on the row's n trials (a sample's baseline is measured on the unreleased originals)
                     "baseline_linked": (r.baseline_successes if r.baseline_trials == r.trials
                                         else r.baseline_percent * r.trials / 100.0),
-                    "excess": excess, "excess_low": e_low, "excess_high": e_high})
+                    "excess": excess, "excess_low": e_low, "excess_high": e_high, "difference": difference,
+                    "difference_low": d_low, "difference_high": d_high})
     return out
 
 

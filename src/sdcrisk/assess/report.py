@@ -286,7 +286,8 @@ def criterion_table(results: pd.DataFrame) -> pd.DataFrame:
     measure adds such rows): every row whose ``criterion`` column is set, with its ``masked`` file."""
     r = _complete(results)
     if "criterion" not in r.columns:
-        return r.iloc[0:0].assign(criterion=[], target=[], excess=[], excess_low=[], excess_high=[],
+        return r.iloc[0:0].assign(criterion=[], target=[], excess=[], excess_low=[], excess_high=[], difference=[],
+                                  difference_low=[], difference_high=[],
                                   baseline_kind=[])
     return r[r.criterion.notna() & (r.criterion.astype(str) != "") & r.percent.notna()]
 
@@ -297,15 +298,35 @@ def _top_criterion_rows(results: pd.DataFrame) -> dict[str, pd.Series]:
     rows = criterion_table(results)
     out = {}
     for criterion, g in rows.groupby("criterion", sort=False):
-        out[str(criterion)] = g.loc[g.excess.astype(float).idxmax()]
+        out[str(criterion)] = g.loc[_highest_excess(g)]
     return out
+
+
+def _highest_excess(rows: pd.DataFrame):
+    """The index of the row of highest excess; among equal excesses (several at 0: no attack beat
+    its baseline) the one of highest signed difference, then the first."""
+    excess = rows.excess.astype(float)
+    difference = rows.difference.astype(float) if "difference" in rows.columns else excess
+    order = np.lexsort((np.arange(len(rows)), -difference.fillna(-np.inf).to_numpy(), -excess.to_numpy()))
+    return rows.index[order[0]]
 
 
 def _criterion_sentence(x: pd.Series) -> str:
     what = f"infers {x.target} for" if x.criterion == "inference" else f"({x.target})" if x.target else "reaches"
     return (f"{x.criterion}: {x.measure} {what} {x.percent:.1f} % of the records (95 % interval "
             f"{_interval(x.low, x.high)} %) in {Path(str(x.masked)).name}; the {x.baseline_kind} {x.baseline:.1f} %: "
-            f"excess {x.excess:+.1f} points (95 % interval {x.excess_low:+.1f} to {x.excess_high:+.1f})")
+            f"excess {x.excess:+.1f} points (95 % interval {x.excess_low:+.1f} to {x.excess_high:+.1f})"
+            + _below_baseline(x))
+
+
+def _below_baseline(x: pd.Series) -> str:
+    """Where the attack did worse than its baseline (the excess is then 0: the intruder holds the
+    baseline too), the signed difference with its interval."""
+    d = float(getattr(x, "difference", math.nan))
+    if not d < 0:
+        return ""
+    return (f"; the attack did {-d:.1f} points worse than the {x.baseline_kind} (difference {d:+.1f}, "
+            f"95 % interval {float(x.difference_low):+.1f} to {float(x.difference_high):+.1f})")
 
 
 INFERENCE, SINGLING_OUT = "inference", "singling out"
@@ -370,6 +391,9 @@ def criteria_display(results: pd.DataFrame, timings: bool = True) -> pd.DataFram
                          "n": r.n, "%": r.percent, "95% interval": [_interval(a, b) for a, b in zip(r.low, r.high)],
                          "baseline": r.baseline_kind, "baseline %": r.baseline, "excess (points)": r.excess,
                          "excess 95% interval": [f"{a:+.1f} to {b:+.1f}" for a, b in zip(r.excess_low, r.excess_high)],
+                         "attack - baseline (points)": r.difference if "difference" in r.columns else r.excess,
+                         "its 95% interval": ([f"{a:+.1f} to {b:+.1f}" for a, b in zip(r.difference_low, r.difference_high)]
+                                              if "difference" in r.columns else ""),
                          "note": r.note.fillna("")})
 
 
@@ -414,7 +438,7 @@ def criterion_over_limit(results: pd.DataFrame, limit) -> list[str]:
         cap = _limit_of(limit, str(criterion))
         if cap is None:
             continue
-        x = g.loc[g.excess.astype(float).idxmax()]
+        x = g.loc[_highest_excess(g)]
         if float(x.excess) > cap:
             out.append(f"{criterion}: {x.measure}" + (f" on {x.target}" if x.target else "")
                        + f" exceeds the {x.baseline_kind} by {_above(float(x.excess), cap)} points in {masked} "

@@ -6,8 +6,10 @@ opinion 05/2014 on anonymisation techniques). Each attack under a criterion yiel
 :class:`CriterionRow`: its successes out of its trials, beside a baseline's successes out of the
 baseline's trials. The risk is the success rate with Wilson's interval
 (:func:`sdcrisk.measures.uncertainty.wilson_interval`); what the release itself gives away is the *excess* over
-the baseline, with Newcombe's (1998) interval for a difference of two proportions
-(:func:`sdcrisk.measures.uncertainty.newcombe_difference`). The trials are the attack's own (records targeted,
+the baseline: the *difference* of the two rates with Newcombe's (1998) interval for a difference
+of two proportions (:func:`sdcrisk.measures.uncertainty.newcombe_difference`), floored at 0 with
+its interval (:func:`sdcrisk.measures.uncertainty.advantage`: an attack worse than its baseline
+adds no risk, since the intruder holds the baseline too). The trials are the attack's own (records targeted,
 predicates generated), never a sample.
 """
 
@@ -15,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
-from ..measures.uncertainty import newcombe_difference, wilson_interval
+from ..measures.uncertainty import advantage, newcombe_difference, wilson_interval
 
 LINKABILITY = "linkability"
 SINGLING_OUT = "singling out"
@@ -65,17 +67,25 @@ class CriterionRow:
         return 100.0 * self.baseline_successes / self.baseline_trials
 
     @property
-    def excess(self) -> tuple[float, float, float]:
-        """``(excess, low, high)`` in percentage points: success minus baseline, Newcombe's interval."""
+    def difference(self) -> tuple[float, float, float]:
+        """``(difference, low, high)`` in percentage points: success minus baseline, Newcombe's interval."""
         return newcombe_difference(self.successes, self.trials, self.baseline_successes, self.baseline_trials)
+
+    @property
+    def excess(self) -> tuple[float, float, float]:
+        """``(excess, low, high)`` in percentage points: the risk the attack adds over its baseline,
+        :attr:`difference` floored at 0 with its interval (:func:`sdcrisk.measures.uncertainty.advantage`)."""
+        return advantage(*self.difference)
 
     def as_dict(self) -> dict:
         """Every field and derived figure, as the report's JSON and the API's table carry them."""
         low, high = self.interval
         excess, excess_low, excess_high = self.excess
+        difference, difference_low, difference_high = self.difference
         return {**asdict(self), "percent": self.percent, "low": low, "high": high,
                 "baseline_percent": self.baseline_percent, "excess": excess,
-                "excess_low": excess_low, "excess_high": excess_high}
+                "excess_low": excess_low, "excess_high": excess_high, "difference": difference,
+                "difference_low": difference_low, "difference_high": difference_high}
 
 
 __all__ = ["CriterionRow", "CRITERIA", "LINKABILITY", "SINGLING_OUT", "INFERENCE"]

@@ -98,6 +98,26 @@ def newcombe_difference(k1, n1, k2, n2, level: float = 0.95):
     return d, low, high
 
 
+def advantage(difference, low, high):
+    """The excess risk an attack adds over its baseline, ``max(0, difference)``, with its interval.
+
+    ``difference``, ``low``, ``high``: :func:`newcombe_difference`'s result (attack minus
+    baseline). An intruder who holds the baseline (the release's mode or median, a random
+    predicate) can always use it, so an attack that does worse than the baseline adds no risk:
+    the risk is ``max(0, d)``. Its interval is the image of Newcombe's under that monotone map,
+    ``[max(0, low), max(0, high)]``, which covers ``max(0, d)`` whenever Newcombe's covers ``d``:
+    its coverage is at least Newcombe's. For a release that tells nothing about the targets the
+    risk is 0 whether the attack's difference is 0 (a uniform secret) or below 0 (a guess copied
+    from a release record against the best constant guess of a skewed secret, where
+    ``sum p_i^2 < max p_i``), and the interval contains it. The signed difference stays in the
+    report's details. Broadcasts like its arguments; returns ``(risk, low, high)``.
+    """
+    d, lo, hi = (np.maximum(np.asarray(v, dtype=np.float64), 0.0) for v in (difference, low, high))
+    if np.ndim(d) == 0:
+        return float(d), float(lo), float(hi)
+    return d, lo, hi
+
+
 def random_guess_percent(block_sizes) -> float:
     """Percent of records a random guess links correctly: ``100 * blocks / n``.
 

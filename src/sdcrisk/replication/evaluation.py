@@ -268,9 +268,10 @@ def _criterion_measures(name: str, row) -> Rows:
 
 
 def _worst(rows):
-    """The row of highest excess over its baseline (first on equal excesses), as ``sdcrisk
-    assess`` opens its report with (:func:`sdcrisk.assess.report.criteria_lines`)."""
-    return max(rows, key=lambda r: r.excess[0])
+    """The row of highest excess over its baseline (on equal excesses, the highest signed
+    difference, then the first), as ``sdcrisk assess`` opens its report with
+    (:func:`sdcrisk.assess.report.criteria_lines`)."""
+    return max(rows, key=lambda r: (r.excess[0], r.difference[0]))
 
 
 def criteria_rows(x, y, known, links: dict, rng) -> Rows:

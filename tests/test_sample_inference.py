@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import sdcrisk
-from sdcrisk.assess.assessment import records_at_risk
+from sdcrisk.assess.assessment import criterion_rows, records_at_risk
 from sdcrisk.measures.uncertainty import newcombe_difference
 
 
@@ -50,6 +50,9 @@ def test_sample_inference_against_a_brute_force():
     want = newcombe_difference(k1, 90, k2, 210)
     assert (got.difference, got.difference_low, got.difference_high) == pytest.approx(want)
     assert (got.excess, got.excess_low, got.excess_high) == pytest.approx(tuple(max(0.0, v) for v in want))
+    assert got.baseline_trials == 210
+    row = next(r for r in criterion_rows(res) if r.attack == "nearest record")  # the API's rows: the same interval
+    assert row.baseline_trials == 210 and row.difference == pytest.approx(want)
     mode = np.mean(x.s.to_numpy()[inside] == y.s.mode()[0]) * 100
     assert f"on the released targets: {mode:.2f} %" in got.note
 

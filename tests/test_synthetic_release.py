@@ -144,7 +144,7 @@ def test_excess_is_newcombe_training_minus_control():
     for r, c in zip(t.itertuples(), syn.criterion_rows(t)):
         ex = newcombe_difference(r.training_successes, r.n_training, r.control_successes, r.n_control)
         assert (r.excess, r.excess_low, r.excess_high) == pytest.approx(ex)
-        assert c.excess == pytest.approx(ex) and c.trials == r.n_training and c.baseline_trials == r.n_control
+        assert c.difference == pytest.approx(ex) and c.trials == r.n_training and c.baseline_trials == r.n_control
         assert r.training_percent == pytest.approx(100 * r.training_successes / r.n_training)
     assert (t.n_training[t.criterion != "singling out"] == 150).all()
     assert (t.n_control[t.criterion != "singling out"] == 90).all()

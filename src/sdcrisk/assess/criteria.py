@@ -97,8 +97,8 @@ def singling_out_predicates(n: int) -> int:
 
 
 # ----------------------------------------------------------------------------- inference
-CRITERION_COLUMNS = ["criterion", "target", "baseline_kind", "baseline_linked", "excess", "excess_low", "excess_high",
-                     "difference", "difference_low", "difference_high"]
+CRITERION_COLUMNS = ["criterion", "target", "baseline_kind", "baseline_linked", "baseline_trials", "excess",
+                     "excess_low", "excess_high", "difference", "difference_low", "difference_high"]
 INFERENCE_KIND = "inference"  # the ``kind`` of an inference row
 
 
@@ -119,9 +119,15 @@ def criterion_rows(results: pd.DataFrame) -> list:
     if "criterion" not in results.columns:
         return []
     r = results[results.criterion.notna() & (results.criterion != "")]
-    return [CriterionRow(criterion=x.criterion, attack=x.measure, successes=float(x.linked), trials=int(x.n),
-                         baseline=x.baseline_kind, baseline_successes=float(x.baseline_linked),
-                         baseline_trials=int(x.n), target=x.target, note=x.note or "") for x in r.itertuples()]
+    out = []
+    for x in r.itertuples():
+        trials = int(x.baseline_trials) if pd.notna(getattr(x, "baseline_trials", None)) else int(x.n)
+        successes = (float(x.baseline_linked) if trials == int(x.n)  # a sample's baseline: its own trials
+                     else min(float(trials), float(x.baseline) * trials / 100.0))
+        out.append(CriterionRow(criterion=x.criterion, attack=x.measure, successes=float(x.linked), trials=int(x.n),
+                                baseline=x.baseline_kind, baseline_successes=successes, baseline_trials=trials,
+                                target=x.target, note=x.note or ""))
+    return out
 
 
 
@@ -212,6 +218,7 @@ def _criterion_table_rows(found: list, label: str, known: str, n_known: int) -> 
                     # on the row's n trials (a sample's baseline is measured on the unreleased originals)
                     "baseline_linked": (r.baseline_successes if r.baseline_trials == r.trials
                                         else r.baseline_percent * r.trials / 100.0),
+                    "baseline_trials": r.baseline_trials,
                     "excess": excess, "excess_low": e_low, "excess_high": e_high, "difference": difference,
                     "difference_low": d_low, "difference_high": d_high})
     return out

@@ -414,7 +414,8 @@ def assess_synthetic(original, release, control, *, id: str | None = None, known
 
 def criterion_rows(table: pd.DataFrame) -> list:
     """The rows as :class:`sdcrisk.criteria.CriterionRow`: training targets as the successes, control
-    targets as the baseline (so ``excess`` is the training-minus-control difference, Newcombe's interval)."""
+    targets as the baseline (so the row's ``difference`` is the table's ``excess``, training minus
+    control with Newcombe's interval; the row's ``excess`` floors it at 0)."""
     from ..criteria import CriterionRow
 
     return [CriterionRow(criterion=r.criterion, attack=r.attack, successes=r.training_successes,

@@ -269,7 +269,7 @@ def sdcrisk_synthetic(original, control, release) -> dict:
     every other column known (inference only; its rows' own seconds are reported). Returns one entry
     per criterion of :data:`SDC_FOR` with the call's seconds for that criterion and the two per-target
     denominators of the module docstring."""
-    from sdcrisk.assess.synthetic import LINK_ATTACK, assess_synthetic
+    from sdcrisk.assess.synthetic import LINK_ATTACK, assess_synthetic, encode
 
     rel = release.drop(columns=["rid"])  # the generator's row numbers, not ids of anyone
     kw = {"id": "rid", "categorical": CATEGORICAL, "seed": SEED}
@@ -301,13 +301,45 @@ def sdcrisk_synthetic(original, control, release) -> dict:
                          "rows": [{k: r[k] for k in ("attack", "auc", "auc_low", "auc_high", "tpr_1pct", "tpr_01pct")}
                                   for r in member["rows"]]}
     for secret in SECRETS:
-        c0 = time.process_time()
+        known = [c for c in COLUMNS if c != secret]
+        t0 = time.perf_counter()  # the call's standardisation of the known attributes, before its rows' clocks
+        encode([original, control, rel], known, CATEGORICAL, nt + nc)
+        standardise = time.perf_counter() - t0
+        t0, c0 = time.perf_counter(), time.process_time()
         t = assess_synthetic(original, rel, control, secret=secret, singling_out=False, membership=False, **kw)
+        call_wall, call_cpu = time.perf_counter() - t0, time.process_time() - c0
         inf = t[t.criterion == "inference"]
-        out[f"inference:{secret}"] = {"kind": "control", "wall_s": float(inf.seconds.sum()), "rows": rows(inf),
-                                      "call_cpu_s": time.process_time() - c0,
+        out[f"inference:{secret}"] = {"kind": "control", "wall_s": float(inf.seconds.sum()) + standardise,
+                                      "rows_s": float(inf.seconds.sum()), "standardise_s": standardise,
+                                      "rows": rows(inf), "call_wall_s": call_wall, "call_cpu_s": call_cpu,
                                       "targets_new": nt + nc, "targets_old": nt + nc}
     return out
+
+
+def sdcrisk_split_linkability(original, control, release) -> dict:
+    """anonymeter's linkability definition on a release of any kind: every original and every
+    control record a target, its two halves of the known attributes (:data:`LINK_AUX`, anonymeter's
+    auxiliary columns) each matched to the nearest release record, success when both lead to the
+    same record; the call :func:`sdcrisk.assess.synthetic.assess_synthetic` makes for its
+    linkability row (singling out, inference and membership left out), so that anonymeter's
+    single attack is compared with one attack of the same definition. Its seconds: the row's own
+    (both halves' standardisation and nearest-record searches, training and control targets)."""
+    from sdcrisk.assess.synthetic import LINK_ATTACK, assess_synthetic
+
+    rel = release.drop(columns=["rid"])
+    kw = {"id": "rid", "categorical": CATEGORICAL, "seed": SEED, "known": COLUMNS, "singling_out": False,
+          "membership": False}
+    assess_synthetic(*(f.iloc[:300] for f in (original, rel, control)), **kw)  # warm-up, not timed
+    t0, c0 = time.perf_counter(), time.process_time()
+    table = assess_synthetic(original, rel, control, **kw)
+    call_wall, call_cpu = time.perf_counter() - t0, time.process_time() - c0
+    link = table[table.attack == LINK_ATTACK]
+    return {"kind": "control", "wall_s": float(link.seconds.sum()), "call_wall_s": call_wall, "call_cpu_s": call_cpu,
+            "rows": [{"attack": r.attack, "target": r.target, "rate": r.training_percent,
+                      "control_rate": r.control_percent, "excess": r.excess, "excess_low": r.excess_low,
+                      "excess_high": r.excess_high, "n_training": int(r.n_training), "n_control": int(r.n_control),
+                      "note": r.note} for r in link.itertuples()],
+            "targets_new": len(original) + len(control), "targets_old": len(original) + len(control)}
 
 
 def mixed_numeric(frames: list[pd.DataFrame]) -> list[np.ndarray]:
@@ -391,7 +423,7 @@ def run_size(n: int, args, work: Path, save=None) -> dict:
         print(f"  sdcrisk done; sdmetrics {out.get('wall_s', 0):.1f} s ({out.get('status')})", flush=True)
         return out
 
-    for rel in RELEASES:
+    for rel in args.releases:
         print(f"[n={n}] {rel}", flush=True)
         entry = {"anonymeter": {}, "sdcrisk": {}}
         release = frames[rel]
@@ -437,7 +469,8 @@ def run_size(n: int, args, work: Path, save=None) -> dict:
         except ImportError as exc:
             entry["sdcrisk"]["membership"] = {"status": "missing", "error": str(exc)}
         if rel == "noise":
-            entry["sdcrisk"]["linkage"] = sdcrisk_linkage(paths, work, args.timeout)
+            entry["sdcrisk"]["linkage"] = sdcrisk_split_linkability(original, control, release)
+            entry["sdcrisk"]["linkage_command"] = sdcrisk_linkage(paths, work, args.timeout)
         entry["sdmetrics_dcr"] = dcr(n, rel)
         result["releases"][rel] = entry
         if save:
@@ -733,7 +766,14 @@ def main(argv=None) -> int:
     ap.add_argument("--from-json", default=None, metavar="A.json,B.json",
                     help="write the page from the results of earlier runs (OUT.json files, e.g. one per size run "
                          "side by side), their commands joined; runs nothing")
+    ap.add_argument("--releases", default=",".join(RELEASES),
+                    help="the releases to measure, in this order (default: %(default)s)")
     args = ap.parse_args(argv)
+    args.releases = [r for r in args.releases.split(",") if r]
+    if any(r not in RELEASES for r in args.releases):
+        print(f"bench_peers: --releases {','.join(args.releases)}: expected a comma-separated subset of "
+              f"{','.join(RELEASES)}", file=sys.stderr)
+        return 2
     if args.from_json:
         runs = [json.loads(Path(p).read_text()) for p in args.from_json.split(",")]
         this = "python benchmarks/bench_peers.py " + " ".join(sys.argv[1:] if argv is None else argv)

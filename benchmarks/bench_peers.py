@@ -111,6 +111,7 @@ EVALUATORS = ["singling_out_univariate", "singling_out_multivariate", "linkabili
               "inference:education"]
 RELEASES = ["independent", "synthetic", "noise"]
 DRIVER = HERE / "peers" / "peers_driver.py"
+RATIO_ASKED = 50  # issue 59: sdcrisk at least 50 times faster per target than anonymeter
 
 
 # ----------------------------------------------------------------------------- files
@@ -628,6 +629,11 @@ def _sdc_rate(s: dict, key: str) -> str:
     return f"best of {len(x['rows'])} linkage rows: {best['attack']} {best['rate']:.1f} %" if best else "no rows"
 
 
+def _in_order(releases: dict) -> list[tuple[str, dict]]:
+    """The measured releases in :data:`RELEASES`' order, whatever order ``--releases`` ran them in."""
+    return sorted(releases.items(), key=lambda kv: RELEASES.index(kv[0]))
+
+
 def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
     lines, csv_rows = [], []
     for res in results:
@@ -640,7 +646,7 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                   "baseline / control rate | anonymeter: risk [95 % CI] | sdcrisk: s (CPU s) | sdcrisk: rate, excess [95 % CI] "
                   "(all records) | per-target time ratio, anonymeter / sdcrisk | the same, former definition |",
                   "|---|---|---|---|---|---|---|---|---|---|"]
-        for rel, entry in res["releases"].items():
+        for rel, entry in _in_order(res["releases"]):
             for key, a in entry["anonymeter"].items():
                 base = key.replace(" (all targets)", "")
                 s_pt, s_old = _sdc_per_target(entry["sdcrisk"], base)
@@ -678,6 +684,9 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                                  "sdcrisk_kind": sdc.get("kind", ""),
                                  "sdcrisk_targets": sdc.get("targets_new"), "sdcrisk_targets_former": sdc.get("targets_old"),
                                  "per_target_ratio": ratio, "per_target_ratio_former": ratio_old})
+        low = [f"{r['release']} {r['criterion']} {r['per_target_ratio']:.0f}" for r in csv_rows
+               if r["n"] == n and r.get("per_target_ratio") is not None and r["per_target_ratio"] < RATIO_ASKED]
+        lines += ["", f"Per-target ratios below {RATIO_ASKED} at {n:,} originals: " + ("; ".join(low) or "none") + "."]
         if not any("sdmetrics_dcr" in e for e in res["releases"].values()):
             lines.append("")
             continue
@@ -685,7 +694,7 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                   "target) and SDMetrics' DCROverfittingProtection (a diagnostic, not a risk measure):", "",
                   "| release | sdcrisk membership: s | AUC [95 % CI], TPR at FPR 1 % / 0.1 % | SDMetrics DCR: s | "
                   "score (1 = protected), share closer to training |", "|---|---|---|---|---|"]
-        for rel, entry in res["releases"].items():
+        for rel, entry in _in_order(res["releases"]):
             m = entry["sdcrisk"].get("membership", {})
             d = entry["sdmetrics_dcr"]
             mt = "; ".join(f"{r['attack']}: {r['auc']:.3f} [{r['auc_low']:.3f}, {r['auc_high']:.3f}], "
@@ -725,7 +734,8 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
         if any(a.get("reused") for e in res["releases"].values() for a in e["anonymeter"].values()):
             lines += ["", "(r): measured in this command's first pass over the same `--work` folder and reused "
                       "when the command was restarted there (the same job on the same files)."]
-        calls = [(rel, e["sdcrisk"]["assess_call"]) for rel, e in res["releases"].items() if "assess_call" in e["sdcrisk"]]
+        calls = [(rel, e["sdcrisk"]["assess_call"]) for rel, e in _in_order(res["releases"])
+                 if "assess_call" in e["sdcrisk"]]
         if calls:
             lines.append("")
         for rel, call in calls:
@@ -745,7 +755,7 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                              "outside them (the files' checks and the categorical split), charged to no criterion; "
                              "inference, one call per secret (each call also runs the linkability attack on the "
                              "other six attributes, charged to no criterion here): " + "; ".join(inf) + ".")
-        for rel, e in res["releases"].items():
+        for rel, e in _in_order(res["releases"]):
             lk = e["sdcrisk"].get("linkage", {})
             if lk.get("kind") == "control" and "call_wall_s" in lk:
                 lines.append(f"* sdcrisk's linkability of anonymeter's definition on the {rel} release (the call "

@@ -172,3 +172,22 @@ def test_univariate_row_is_timed_on_the_univariate_attacks(bp, files, side):
     assert uni == pytest.approx(so["univariate_wall_s"] / 400)
     assert multi == pytest.approx(so["wall_s"] / 400)
     assert bp._per_target(a) / uni == pytest.approx((1.0 / 100) / (so["univariate_wall_s"] / 400))
+
+
+def test_page_lists_releases_in_one_order(bp):
+    assert [r for r, _ in bp._in_order({"noise": {}, "synthetic": {}, "independent": {}})] == bp.RELEASES
+
+
+def test_page_names_the_ratios_below_the_asked_factor(bp, side):
+    a = {"status": "ok", "evaluator": "linkability", "wall_s": 1e-6, "n_attacks_ori": 10, "n_attacks_control": 10,
+         "attack_rate": {"value": 0.1, "error": 0.01}, "baseline_rate": {"value": 0.05, "error": 0.01},
+         "control_rate": {"value": 0.1, "error": 0.01}, "risk": 0.0, "risk_low": 0.0, "risk_high": 0.1}
+    res = {"n": 400, "control": 80, "generator": {"generator": "g", "sdv": "0", "fit_s": 0.0, "rows": 400,
+                                                  "sample_s": 0.0},
+           "releases": {"independent": {"anonymeter": {"linkability": a}, "sdcrisk": side}}}
+    body, rows = bp.tables([res], {})
+    expected = (1e-6 / 20) / (side["linkage"]["wall_s"] / 480)
+    assert expected < 50
+    assert f"Per-target ratios below 50 at 400 originals: independent linkability {expected:.0f}." in body
+    res["releases"]["independent"]["anonymeter"]["linkability"] = {**a, "wall_s": 1e6}
+    assert "Per-target ratios below 50 at 400 originals: none." in bp.tables([res], {})[0]

@@ -4,7 +4,7 @@ SDMetrics' DCR protection, on the same files in the same run.
     bash benchmarks/peers/setup_peers.sh /work/peers-venv        # once: the peers' own environment
     python benchmarks/bench_peers.py [--sizes 10000,100000] [--peers-python /work/peers-venv/bin/python]
                                      [--n-attacks 500] [--timeout 2400] [--out benchmarks/results/peers]
-                                     [--singling-out-only]
+                                     [--singling-out-only] [--releases noise,independent,synthetic]
 
 Files, per size ``n`` (seeded, written as CSV under ``--work``, never committed):
 
@@ -48,8 +48,11 @@ Attacks on each release (original = targets, control = control):
   planted originals), :func:`sdcrisk.criteria.inference.infer` on the originals and on the
   control records (excess over the control's rate, Newcombe's interval, beside the excess over
   the constant baseline), :func:`sdcrisk.criteria.membership.membership_inference` (numeric
-  columns plus one indicator per category) and the linkage attacks of ``sdcrisk assess --id rid``
-  (the whole command, in a subprocess).
+  columns plus one indicator per category), linkability of anonymeter's definition
+  (:func:`sdcrisk_split_linkability`: the linkability row of ``assess_synthetic``, every original and
+  every control record a target; the per-target ratio's sdcrisk side) and, beside it, the linkage
+  attacks of ``sdcrisk assess --id rid`` (8 attacks, the whole command in a subprocess, each
+  attack's own seconds from its report).
 * SDMetrics' DCROverfittingProtection (training = original, validation = control): a diagnostic,
   not a risk measure. Its brute-force pandas cross join runs on ``--dcr-subsample`` records of each
   file (its own ``num_rows_subsample`` option, one iteration) when the originals are more.
@@ -61,15 +64,15 @@ during its call, anonymeter's whole child process (reading the files and importi
 
 Per-target time ratio: anonymeter's seconds per target it attacks (its targets plus its control
 targets; for singling out, its queries) over sdcrisk's seconds per target, every record it attacks:
-all originals plus all control records (inference, linkability; the noise release's linkage
-command: all originals); for singling out, every release record it examines for an isolating
-predicate (the release's size, each record counted once although the training chunks and the
-control set are each checked against it, as anonymeter's queries are counted once although each is
-checked on the originals and on the control). The former definition divided sdcrisk's singling-out
-seconds by the predicates it tried (its trials on the originals plus its baseline's, or with
-``--control`` its trials on the training chunks plus on the control), a count that depends on the
-data and made the ratio move with the number of
-predicates found rather than with the work done; the page shows both columns.
+all originals plus all control records (inference, linkability); for singling out, every release
+record it examines for an isolating predicate (the release's size, each record counted once
+although the training chunks and the control set are each checked against it, as anonymeter's
+queries are counted once although each is checked on the originals and on the control). The last
+column divides sdcrisk's singling-out seconds by the predicates it tried instead (its trials on the
+originals plus its baseline's, or with ``--control`` its trials on the training chunks plus on the
+control), a count that depends on the data and moves with the number of predicates found rather
+than with the work done. Which clock each criterion's seconds come from, and what no criterion is
+charged: :data:`READING`.
 
 Writes ``OUT.md``, ``OUT.csv`` and the ``peers`` region of docs/benchmarks.md.
 """
@@ -108,6 +111,7 @@ EVALUATORS = ["singling_out_univariate", "singling_out_multivariate", "linkabili
               "inference:education"]
 RELEASES = ["independent", "synthetic", "noise"]
 DRIVER = HERE / "peers" / "peers_driver.py"
+RATIO_ASKED = 50  # issue 59: sdcrisk at least 50 times faster per target than anonymeter
 
 
 # ----------------------------------------------------------------------------- files
@@ -247,6 +251,9 @@ def sdcrisk_singling_out(original, release, predicates: int) -> dict:
     rows, _ = singling_out(original[COLUMNS], release[COLUMNS], COLUMNS, predicates=predicates, min_terms=3,
                            max_terms=3, seed=SEED)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    t0 = time.perf_counter()  # the exact and univariate attacks alone (max_terms=1): anonymeter's univariate mode
+    singling_out(original[COLUMNS], release[COLUMNS], COLUMNS, predicates=predicates, max_terms=1, seed=SEED)
+    univariate = time.perf_counter() - t0
     out = []
     for r in rows:
         ex, lo, hi = r.excess
@@ -254,7 +261,8 @@ def sdcrisk_singling_out(original, release, predicates: int) -> dict:
                     "baseline": r.baseline_percent, "excess": ex, "excess_low": lo, "excess_high": hi,
                     "trials": r.trials, "baseline_trials": r.baseline_trials})
     trials = sum(r.trials + r.baseline_trials for r in rows)
-    return {"kind": "baseline", "wall_s": wall, "cpu_s": cpu, "rows": out, "trials": trials,
+    return {"kind": "baseline", "wall_s": wall, "cpu_s": cpu, "univariate_wall_s": univariate, "rows": out,
+            "trials": trials,
             "targets_new": len(release), "targets_old": trials,
             "note": next((r.note for r in rows if r.attack == "multivariate predicates"), "")}
 
@@ -269,7 +277,7 @@ def sdcrisk_synthetic(original, control, release) -> dict:
     every other column known (inference only; its rows' own seconds are reported). Returns one entry
     per criterion of :data:`SDC_FOR` with the call's seconds for that criterion and the two per-target
     denominators of the module docstring."""
-    from sdcrisk.assess.synthetic import LINK_ATTACK, assess_synthetic
+    from sdcrisk.assess.synthetic import LINK_ATTACK, assess_synthetic, encode
 
     rel = release.drop(columns=["rid"])  # the generator's row numbers, not ids of anyone
     kw = {"id": "rid", "categorical": CATEGORICAL, "seed": SEED}
@@ -294,6 +302,7 @@ def sdcrisk_synthetic(original, control, release) -> dict:
                       "targets_new": nt + nc, "targets_old": nt + nc}
     so = table[table.criterion == "singling out"]
     out["singling_out"] = {"kind": "control", "wall_s": float(so.seconds.sum()), "rows": rows(so),
+                           "univariate_wall_s": univariate_seconds(original, control, rel),
                            "targets_new": len(rel), "targets_old": int((so.n_training + so.n_control).sum())}
     t_member = next((t for t, m in stamps if m.startswith("membership")), end)
     member = table.attrs["membership"]
@@ -301,13 +310,63 @@ def sdcrisk_synthetic(original, control, release) -> dict:
                          "rows": [{k: r[k] for k in ("attack", "auc", "auc_low", "auc_high", "tpr_1pct", "tpr_01pct")}
                                   for r in member["rows"]]}
     for secret in SECRETS:
-        c0 = time.process_time()
+        known = [c for c in COLUMNS if c != secret]
+        t0 = time.perf_counter()  # the call's standardisation of the known attributes, before its rows' clocks
+        encode([original, control, rel], known, CATEGORICAL, nt + nc)
+        standardise = time.perf_counter() - t0
+        t0, c0 = time.perf_counter(), time.process_time()
         t = assess_synthetic(original, rel, control, secret=secret, singling_out=False, membership=False, **kw)
+        call_wall, call_cpu = time.perf_counter() - t0, time.process_time() - c0
         inf = t[t.criterion == "inference"]
-        out[f"inference:{secret}"] = {"kind": "control", "wall_s": float(inf.seconds.sum()), "rows": rows(inf),
-                                      "call_cpu_s": time.process_time() - c0,
+        out[f"inference:{secret}"] = {"kind": "control", "wall_s": float(inf.seconds.sum()) + standardise,
+                                      "rows_s": float(inf.seconds.sum()), "standardise_s": standardise,
+                                      "rows": rows(inf), "call_wall_s": call_wall, "call_cpu_s": call_cpu,
                                       "targets_new": nt + nc, "targets_old": nt + nc}
     return out
+
+
+def univariate_seconds(original, control, release) -> float:
+    """Wall seconds of the exact and univariate singling-out attacks alone (``max_terms=1``) on the
+    chunks ``assess_synthetic`` draws (the same seed, so the same chunks; every chunk of the training
+    set and the control set against the release): sdcrisk's side of anonymeter's univariate mode,
+    which the whole singling-out step (multivariate conjunctions included) would overstate."""
+    from sdcrisk.assess.synthetic import _chunks
+    from sdcrisk.criteria.singling_out import singling_out
+
+    rng = np.random.Generator(np.random.PCG64(SEED))
+    size = min(len(original), len(control))
+    t0 = time.perf_counter()
+    for frame in (original, control):
+        for part in _chunks(len(frame), size, rng):
+            singling_out(frame.iloc[part][COLUMNS].reset_index(drop=True), release[COLUMNS], COLUMNS,
+                         categorical=CATEGORICAL, seed=SEED, max_terms=1)
+    return time.perf_counter() - t0
+
+
+def sdcrisk_split_linkability(original, control, release) -> dict:
+    """anonymeter's linkability definition on a release of any kind: every original and every
+    control record a target, its two halves of the known attributes (:data:`LINK_AUX`, anonymeter's
+    auxiliary columns) each matched to the nearest release record, success when both lead to the
+    same record; the call :func:`sdcrisk.assess.synthetic.assess_synthetic` makes for its
+    linkability row (singling out, inference and membership left out), so that anonymeter's
+    single attack is compared with one attack of the same definition. Its seconds: the row's own
+    (both halves' standardisation and nearest-record searches, training and control targets)."""
+    from sdcrisk.assess.synthetic import LINK_ATTACK, assess_synthetic
+
+    rel = release.drop(columns=["rid"])
+    kw = {"id": "rid", "categorical": CATEGORICAL, "seed": SEED, "known": COLUMNS, "singling_out": False,
+          "membership": False}
+    assess_synthetic(*(f.iloc[:300] for f in (original, rel, control)), **kw)  # warm-up, not timed
+    t0, c0 = time.perf_counter(), time.process_time()
+    table = assess_synthetic(original, rel, control, **kw)
+    call_wall, call_cpu = time.perf_counter() - t0, time.process_time() - c0
+    link = table[table.attack == LINK_ATTACK]
+    return {"kind": "control", "wall_s": float(link.seconds.sum()), "call_wall_s": call_wall, "call_cpu_s": call_cpu,
+            "rows": [{"attack": r.attack, "target": r.target, "rate": r.training_percent,
+                      "control_rate": r.control_percent, "excess": r.excess, "excess_low": r.excess_low,
+                      "excess_high": r.excess_high, "n_training": int(r.n_training), "n_control": int(r.n_control),
+                      "note": r.note} for r in link.itertuples()],
+            "targets_new": len(original) + len(control), "targets_old": len(original) + len(control)}
 
 
 def mixed_numeric(frames: list[pd.DataFrame]) -> list[np.ndarray]:
@@ -391,7 +450,7 @@ def run_size(n: int, args, work: Path, save=None) -> dict:
         print(f"  sdcrisk done; sdmetrics {out.get('wall_s', 0):.1f} s ({out.get('status')})", flush=True)
         return out
 
-    for rel in RELEASES:
+    for rel in args.releases:
         print(f"[n={n}] {rel}", flush=True)
         entry = {"anonymeter": {}, "sdcrisk": {}}
         release = frames[rel]
@@ -437,7 +496,8 @@ def run_size(n: int, args, work: Path, save=None) -> dict:
         except ImportError as exc:
             entry["sdcrisk"]["membership"] = {"status": "missing", "error": str(exc)}
         if rel == "noise":
-            entry["sdcrisk"]["linkage"] = sdcrisk_linkage(paths, work, args.timeout)
+            entry["sdcrisk"]["linkage"] = sdcrisk_split_linkability(original, control, release)
+            entry["sdcrisk"]["linkage_command"] = sdcrisk_linkage(paths, work, args.timeout)
         entry["sdmetrics_dcr"] = dcr(n, rel)
         result["releases"][rel] = entry
         if save:
@@ -521,12 +581,22 @@ SDC_FOR = {"singling_out_univariate": "singling_out", "singling_out_multivariate
            "linkability": "linkage"}
 
 
+def _sdc_seconds(s: dict, key: str) -> float | None:
+    """sdcrisk's seconds for anonymeter's criterion ``key``: for the univariate singling-out mode
+    the exact and univariate attacks alone when measured, otherwise the criterion's seconds."""
+    x = s.get(SDC_FOR[key], {})
+    if key == "singling_out_univariate" and "univariate_wall_s" in x:
+        return x["univariate_wall_s"]
+    return x.get("wall_s")
+
+
 def _sdc_per_target(s: dict, key: str) -> tuple[float, float]:
     """sdcrisk's seconds per target, (module docstring's definition, the former one)."""
     x = s.get(SDC_FOR[key], {})
     if "wall_s" not in x or x.get("status") == "error" or not x.get("targets_new"):
         return float("nan"), float("nan")
-    return x["wall_s"] / x["targets_new"], x["wall_s"] / max(x["targets_old"], 1)
+    sec = _sdc_seconds(s, key)
+    return sec / x["targets_new"], sec / max(x["targets_old"], 1)
 
 
 def _want(key: str):
@@ -559,6 +629,11 @@ def _sdc_rate(s: dict, key: str) -> str:
     return f"best of {len(x['rows'])} linkage rows: {best['attack']} {best['rate']:.1f} %" if best else "no rows"
 
 
+def _in_order(releases: dict) -> list[tuple[str, dict]]:
+    """The measured releases in :data:`RELEASES`' order, whatever order ``--releases`` ran them in."""
+    return sorted(releases.items(), key=lambda kv: RELEASES.index(kv[0]))
+
+
 def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
     lines, csv_rows = [], []
     for res in results:
@@ -571,7 +646,7 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                   "baseline / control rate | anonymeter: risk [95 % CI] | sdcrisk: s (CPU s) | sdcrisk: rate, excess [95 % CI] "
                   "(all records) | per-target time ratio, anonymeter / sdcrisk | the same, former definition |",
                   "|---|---|---|---|---|---|---|---|---|---|"]
-        for rel, entry in res["releases"].items():
+        for rel, entry in _in_order(res["releases"]):
             for key, a in entry["anonymeter"].items():
                 base = key.replace(" (all targets)", "")
                 s_pt, s_old = _sdc_per_target(entry["sdcrisk"], base)
@@ -586,8 +661,8 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                 if key.startswith("singling") and a.get("status") == "ok":
                     targets = f"{a['n_attacks']} queries asked, {a.get('queries_found', '')} found"
                 sdc = entry["sdcrisk"].get(SDC_FOR[base], {})
-                sdc_s = _fmt(sdc.get("wall_s"), 2) if "wall_s" in sdc else ""
-                if "cpu_s" in sdc:
+                sdc_s = _fmt(_sdc_seconds(entry["sdcrisk"], base), 2) if "wall_s" in sdc else ""
+                if "cpu_s" in sdc and base != "singling_out_univariate":
                     sdc_s += f" ({_fmt(sdc['cpu_s'], 2)})"
                 a_s = _fmt(a.get("wall_s"), 2) + (f" ({_fmt(a['process_cpu_s'], 1)})" if "process_cpu_s" in a else "")
                 if a.get("reused"):
@@ -604,10 +679,14 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                                  if a.get("status") == "ok" else None,
                                  "anonymeter_risk": a.get("risk"), "anonymeter_risk_low": a.get("risk_low"),
                                  "anonymeter_risk_high": a.get("risk_high"), "anonymeter_error": a.get("error", ""),
-                                 "sdcrisk_s": sdc.get("wall_s"), "sdcrisk_rates": _sdc_rate(entry["sdcrisk"], base),
+                                 "sdcrisk_s": _sdc_seconds(entry["sdcrisk"], base),
+                                 "sdcrisk_rates": _sdc_rate(entry["sdcrisk"], base),
                                  "sdcrisk_kind": sdc.get("kind", ""),
                                  "sdcrisk_targets": sdc.get("targets_new"), "sdcrisk_targets_former": sdc.get("targets_old"),
                                  "per_target_ratio": ratio, "per_target_ratio_former": ratio_old})
+        low = [f"{r['release']} {r['criterion']} {r['per_target_ratio']:.0f}" for r in csv_rows
+               if r["n"] == n and r.get("per_target_ratio") is not None and r["per_target_ratio"] < RATIO_ASKED]
+        lines += ["", f"Per-target ratios below {RATIO_ASKED} at {n:,} originals: " + ("; ".join(low) or "none") + "."]
         if not any("sdmetrics_dcr" in e for e in res["releases"].values()):
             lines.append("")
             continue
@@ -615,7 +694,7 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                   "target) and SDMetrics' DCROverfittingProtection (a diagnostic, not a risk measure):", "",
                   "| release | sdcrisk membership: s | AUC [95 % CI], TPR at FPR 1 % / 0.1 % | SDMetrics DCR: s | "
                   "score (1 = protected), share closer to training |", "|---|---|---|---|---|"]
-        for rel, entry in res["releases"].items():
+        for rel, entry in _in_order(res["releases"]):
             m = entry["sdcrisk"].get("membership", {})
             d = entry["sdmetrics_dcr"]
             mt = "; ".join(f"{r['attack']}: {r['auc']:.3f} [{r['auc_low']:.3f}, {r['auc_high']:.3f}], "
@@ -631,28 +710,57 @@ def tables(results: list[dict], meta: dict) -> tuple[str, list[dict]]:
                              "sdcrisk_rates": mt, "sdmetrics_dcr_s": d.get("wall_s"),
                              "sdmetrics_dcr": d.get("score"), "sdmetrics_closer_to_training": d.get("closer_to_training"),
                              "anonymeter_error": d.get("error", "")})
-            if entry["sdcrisk"].get("linkage", {}).get("kind") == "one-to-one":
-                lk = entry["sdcrisk"]["linkage"]
-                lines.append(f"| {rel} | sdcrisk assess (linkage, whole command): {_fmt(lk.get('wall_s'), 2)} s | "
-                             + "; ".join(f"{r['attack']} {r['rate']:.1f} %" for r in lk.get("rows", []))
+            lk = entry["sdcrisk"].get("linkage_command") or (entry["sdcrisk"].get("linkage", {})
+                                                              if entry["sdcrisk"].get("linkage", {}).get("kind")
+                                                              == "one-to-one" else None)
+            if lk:
+                a = entry["anonymeter"].get("linkability", {})
+                ratio = (_per_target(a) / (lk["wall_s"] / lk["targets_new"])
+                         if lk.get("status") == "ok" and lk.get("targets_new") else float("nan"))
+                lines.append(f"| {rel} | sdcrisk assess --id rid (8 linkage attacks, whole command): "
+                             f"{_fmt(lk.get('wall_s'), 2)} s, per-target ratio {_fmt(ratio, 1)} | "
+                             + ("; ".join(f"{r['attack']} {r['rate']:.1f} % ({_fmt(r.get('seconds'), 2)} s)"
+                                          for r in lk.get("rows", [])) or f"{lk.get('status')}: {lk.get('error', '')}")
                              + " | | |")
+                csv_rows.append({"n": n, "release": rel, "criterion": "linkage attacks (sdcrisk assess --id, whole "
+                                 "command)", "sdcrisk_s": lk.get("wall_s"), "sdcrisk_targets": lk.get("targets_new"),
+                                 "sdcrisk_rates": "; ".join(f"{r['attack']} {r['rate']:.1f} %"
+                                                            for r in lk.get("rows", [])),
+                                 "per_target_ratio": ratio, "anonymeter_error": lk.get("error", "")})
         missing = [r for r in RELEASES if r not in res["releases"]]
         if missing:
-            lines += ["", f"Not measured at {n:,} (the run was stopped before them): {', '.join(missing)} release."]
+            lines += ["", f"Not measured at {n:,} (not among this run's --releases, or the run was stopped before "
+                      f"them): {', '.join(missing)} release."]
         if any(a.get("reused") for e in res["releases"].values() for a in e["anonymeter"].values()):
             lines += ["", "(r): measured in this command's first pass over the same `--work` folder and reused "
                       "when the command was restarted there (the same job on the same files)."]
-        calls = [(rel, e["sdcrisk"]["assess_call"]) for rel, e in res["releases"].items() if "assess_call" in e["sdcrisk"]]
+        calls = [(rel, e["sdcrisk"]["assess_call"]) for rel, e in _in_order(res["releases"])
+                 if "assess_call" in e["sdcrisk"]]
         if calls:
             lines.append("")
         for rel, call in calls:
             entry = res["releases"][rel]
+            sd = entry["sdcrisk"]
             if call:
+                timed = sum(sd.get(k, {}).get("wall_s", 0.0) for k in ("linkage", "singling_out", "membership"))
+                inf = []
+                for sec in SECRETS:
+                    x = sd[f"inference:{sec}"]
+                    inf.append(f"{sec} {_fmt(x.get('call_wall_s'), 2)} s ({x['call_cpu_s']:.2f} CPU s), its rows "
+                               f"{_fmt(x.get('rows_s', x['wall_s']), 2)} s"
+                               + (f" + standardisation {x['standardise_s']:.2f} s" if "standardise_s" in x else ""))
                 lines.append(f"* sdcrisk's assess call on the {rel} release, every column known (linkability, "
-                             f"singling out, membership): {call['wall_s']:.2f} s ({call['cpu_s']:.2f} CPU s); "
-                             "inference, one call per secret: "
-                             + ", ".join(f"{s} {entry['sdcrisk'][f'inference:{s}']['call_cpu_s']:.2f} CPU s"
-                                         for s in SECRETS) + ".")
+                             f"singling out, membership): {call['wall_s']:.2f} s ({call['cpu_s']:.2f} CPU s), of "
+                             f"which {timed:.2f} s on the criteria's clocks and {call['wall_s'] - timed:.2f} s "
+                             "outside them (the files' checks and the categorical split), charged to no criterion; "
+                             "inference, one call per secret (each call also runs the linkability attack on the "
+                             "other six attributes, charged to no criterion here): " + "; ".join(inf) + ".")
+        for rel, e in _in_order(res["releases"]):
+            lk = e["sdcrisk"].get("linkage", {})
+            if lk.get("kind") == "control" and "call_wall_s" in lk:
+                lines.append(f"* sdcrisk's linkability of anonymeter's definition on the {rel} release (the call "
+                             f"assess_synthetic makes for its linkability row): {lk['wall_s']:.2f} s on the row's "
+                             f"clock, the call {lk['call_wall_s']:.2f} s ({lk['call_cpu_s']:.2f} CPU s).")
         lines.append("")
     return "\n".join(lines), csv_rows
 
@@ -669,33 +777,50 @@ auxiliary columns; success when both lead to the same record), singling out trie
 conjunctions of 2 to 4 attributes besides the exact keys, rare values and extremes, on chunks
 of the training set of the control's size. On the noise release (records one to one with the
 originals) sdcrisk runs its record-level criteria: singling out against planted originals
-(`--n-attacks` three-attribute conjunctions), inference on originals and control records, and
-the linkage attacks of `sdcrisk assess --id rid`.
+(`--n-attacks` three-attribute conjunctions), inference on originals and control records; its
+linkability row is the same attack of anonymeter's definition as on the other releases (the
+call `assess_synthetic` makes for its linkability row, every original and every control record
+a target), so that the ratio compares one attack with one attack of the same definition. The
+linkage attacks of `sdcrisk assess --id rid` (8 attacks: distance-, rank- and probability-based,
+each with its own seconds in the report) are listed beside, with the whole command's seconds
+(a subprocess: imports, reading, numba compilation included) and its per-target ratio; that
+ratio sets anonymeter's one attack against eight and is not the like-for-like one.
 
 Per-target time ratio: anonymeter's seconds per target it attacks (its targets plus its control
 targets; for singling out, its queries) over sdcrisk's seconds per target: every record it
-attacks, all originals plus all control records (inference, linkability; for the noise
-release's linkage command, all originals); for singling out, every release record it examines
-for an isolating predicate (the release's size, each release record counted once, as
-anonymeter's queries are counted once though each is evaluated on the originals and on the
-control). The former definition, in the last column, divided sdcrisk's singling-out seconds by
-the predicates it tried (trials on the originals plus its baseline's; with a control set, trials
-on the training chunks plus on the control set). That count is what the data let the attack
-find, not the work done: sdcrisk's batched draws now keep drawing until 1,000 conjunctions
-isolate a release record (hundreds of trials at 10^4), so the former ratio moves with what is
-found. For the other criteria the two definitions agree. anonymeter's seconds are its
-evaluator's `evaluate` and `risk` calls (its whole process's CPU seconds beside them); sdcrisk's
-are each criterion's own wall seconds inside the call (numba compiled before timing), the call's
-CPU seconds listed under each size. The machine was shared with other jobs run at a higher
-priority: where a wall time is far above its CPU time, the process waited for a core, and the
-ratios (wall over wall) are only as fair as the two waits were alike.
+attacks, all originals plus all control records (inference, linkability); for singling out,
+every release record it examines for an isolating predicate (the release's size, each release
+record counted once, as anonymeter's queries are counted once though each is evaluated on the
+originals and on the control). The former definition, in the last column, divided sdcrisk's
+singling-out seconds by the predicates it tried (trials on the originals plus its baseline's;
+with a control set, trials on the training chunks plus on the control set). That count is what
+the data let the attack find, not the work done, so the former ratio moves with what is found.
+For the other criteria the two definitions agree.
+
+Whose clock. anonymeter's seconds are its evaluator's construction, `evaluate` and `risk` calls
+(the files read and the numba kernels of its neighbour search compiled before the clock starts;
+its whole process's CPU seconds beside them, imports and reading included). sdcrisk's are each
+criterion's own wall seconds inside the call, numba compiled before timing (a warm-up call on
+300 records): linkability, its row's clock (both halves standardised and searched, training and
+control targets); singling out, the whole singling-out step (exact keys, rare values and
+extremes, multivariate conjunctions; every chunk and the control set) for anonymeter's
+multivariate mode, and for its univariate mode the exact and univariate attacks alone
+(`max_terms=1`, the same chunks, timed in a call of their own); inference, its rows' clock plus the standardisation
+of the known attributes that the call does before that clock starts (timed separately on the
+same frames); the noise release's criteria, the bench's own call of each. Not charged to any
+criterion: imports, reading the files, and each call's checks of the files and categorical
+split (their seconds are listed under each size, the call's total minus its criteria's). This
+run was at normal priority while other agents' jobs ran niced; where a wall time is far above
+its CPU time, the process still waited for a core, and the ratios (wall over wall) are only as
+fair as the two waits were alike.
 """
 
 
 def write(results: list[dict], meta: dict, out: Path, no_doc: bool) -> str:
     body, rows = tables(results, meta)
-    head = (f"Machine: {meta['machine']}, shared with other agents' jobs while this ran (wall times are upper "
-            f"bounds of an unshared run). Command: `{meta['command']}`. sdcrisk's environment: "
+    head = (f"Machine: {meta['machine']}, shared with other agents' jobs (niced) while this ran at normal "
+            f"priority (wall times are upper bounds of an unshared run). Command: `{meta['command']}`. "
+            "sdcrisk's environment: "
             + ", ".join(f"{k} {v}" for k, v in meta["sdcrisk_env"].items()) + ". Peers' environment "
             "(benchmarks/peers/requirements.txt): " + ", ".join(f"{k} {v}" for k, v in meta["peers_env"].items()) + ".")
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -733,7 +858,14 @@ def main(argv=None) -> int:
     ap.add_argument("--from-json", default=None, metavar="A.json,B.json",
                     help="write the page from the results of earlier runs (OUT.json files, e.g. one per size run "
                          "side by side), their commands joined; runs nothing")
+    ap.add_argument("--releases", default=",".join(RELEASES),
+                    help="the releases to measure, in this order (default: %(default)s)")
     args = ap.parse_args(argv)
+    args.releases = [r for r in args.releases.split(",") if r]
+    if any(r not in RELEASES for r in args.releases):
+        print(f"bench_peers: --releases {','.join(args.releases)}: expected a comma-separated subset of "
+              f"{','.join(RELEASES)}", file=sys.stderr)
+        return 2
     if args.from_json:
         runs = [json.loads(Path(p).read_text()) for p in args.from_json.split(",")]
         this = "python benchmarks/bench_peers.py " + " ".join(sys.argv[1:] if argv is None else argv)

@@ -42,6 +42,25 @@ def test_nearest_sets_and_credit_match_brute_force(seed):
     np.testing.assert_allclose(syn.linkability_credit(ra, rb, ta, tb), _brute_credit(ra, rb, ta, tb), rtol=1e-12)
 
 
+def test_credit_on_encoded_halves_with_duplicates_matches_brute_force():
+    """Halves as `encode` makes them (one-hot categories times 1/sqrt(2), a standardised integer):
+    most release records share their half with others, some targets tie between distinct rows;
+    the pair counting and the per-target intersections give the brute force's credit."""
+    rng = np.random.default_rng(8)
+
+    def half(n):
+        onehot = np.zeros((n, 4))
+        onehot[np.arange(n), rng.integers(0, 4, n)] = np.sqrt(0.5)
+        return np.column_stack([onehot, (rng.integers(20, 30, n) - 25) / 4.0])  # exact in binary
+
+    ra, rb, ta, tb = half(600), half(600), half(150), half(150)
+    ta[:10], tb[:10] = ra[:10], rb[:10]  # release records' own halves: credit 1 / (group sizes' overlap)
+    ta[10:20, -1] += 0.5 / 4.0  # halfway between two ages: tied distinct rows
+    np.testing.assert_allclose(syn.linkability_credit(ra, rb, ta, tb), _brute_credit(ra, rb, ta, tb), rtol=1e-12)
+    got = syn.nearest_sets(ra, ta)
+    assert all(set(got[t].tolist()) == _brute_nearest(ra, ta[t]) for t in range(len(ta)))
+
+
 def test_credit_on_continuous_data_is_zero_or_one():
     rng = np.random.default_rng(3)
     ra, rb, ta, tb = rng.normal(size=(50, 2)), rng.normal(size=(50, 2)), rng.normal(size=(20, 2)), rng.normal(size=(20, 2))

@@ -193,36 +193,71 @@ def encode(frames: Sequence[pd.DataFrame], columns: Sequence[str], categorical: 
 
 
 # ----------------------------------------------------------------------------- linkability
-def nearest_sets(release: np.ndarray, targets: np.ndarray) -> list[np.ndarray]:
-    """Per target, every release record at its smallest Euclidean distance (exact: the k-d tree's
-    nearest distance, then the release records within it, kept when their distance equals it)."""
-    from scipy.spatial import cKDTree
+class _Nearest:
+    """The release's distinct rows of one half of the known attributes, in a k-d tree, and which
+    release records share each (records identical on the half are at the same distance from any
+    target: the tree holds them once, and a target's nearest set is a union of such groups)."""
 
-    tree = cKDTree(release)
-    k = min(2, len(release))
-    d, i = tree.query(targets, k=k)
-    d, i = d.reshape(len(targets), k), i.reshape(len(targets), k)
-    out = [np.array([i[t, 0]]) for t in range(len(targets))]
-    tied = np.flatnonzero(d[:, -1] <= d[:, 0] * (1 + 1e-9)) if k == 2 else np.zeros(0, dtype=np.int64)
-    for t in tied:
-        cand = np.asarray(tree.query_ball_point(targets[t], d[t, 0] * (1 + 1e-9) + 1e-300), dtype=np.int64)
-        dist = np.sqrt(((release[cand] - targets[t]) ** 2).sum(axis=1))
-        out[t] = np.sort(cand[dist <= dist.min() * (1 + 1e-9) + 1e-300])
-    return out
+    def __init__(self, release: np.ndarray):
+        from scipy.spatial import cKDTree
+
+        self.rows, inv = np.unique(release, axis=0, return_inverse=True)
+        self.group = np.asarray(inv, dtype=np.int64).reshape(-1)  # each release record's distinct row
+        self.size = np.bincount(self.group, minlength=len(self.rows))
+        self.order = np.argsort(self.group, kind="stable")
+        self.start = np.concatenate([[0], np.cumsum(self.size)])
+        self.tree = cKDTree(self.rows)
+
+    def query(self, targets: np.ndarray) -> tuple[np.ndarray, dict[int, np.ndarray]]:
+        """Per target, its nearest distinct row (-1 where several distinct rows tie at the smallest
+        distance) and, for those targets, the tied distinct rows (exact: the tree's nearest distance,
+        then the rows within it, kept when their distance equals it)."""
+        k = min(2, len(self.rows))
+        d, i = self.tree.query(targets, k=k)
+        d, i = d.reshape(len(targets), k), i.reshape(len(targets), k)
+        nearest = i[:, 0].astype(np.int64)
+        tied = {}
+        for t in (np.flatnonzero(d[:, 1] <= d[:, 0] * (1 + 1e-9)) if k == 2 else ()):
+            cand = np.asarray(self.tree.query_ball_point(targets[t], d[t, 0] * (1 + 1e-9) + 1e-300), dtype=np.int64)
+            dist = np.sqrt(((self.rows[cand] - targets[t]) ** 2).sum(axis=1))
+            tied[int(t)] = cand[dist <= dist.min() * (1 + 1e-9) + 1e-300]
+            nearest[t] = -1
+        return nearest, tied
+
+    def records(self, rows: np.ndarray) -> np.ndarray:
+        """The release records of the distinct ``rows``, in increasing order."""
+        return np.sort(np.concatenate([self.order[self.start[r]:self.start[r + 1]] for r in rows]))
+
+
+def nearest_sets(release: np.ndarray, targets: np.ndarray) -> list[np.ndarray]:
+    """Per target, every release record at its smallest Euclidean distance, in increasing order
+    (:class:`_Nearest`)."""
+    near = _Nearest(release)
+    nearest, tied = near.query(targets)
+    return [near.records(tied[t] if r < 0 else np.array([r])) for t, r in enumerate(nearest)]
 
 
 def linkability_credit(release_a: np.ndarray, release_b: np.ndarray, targets_a: np.ndarray,
                        targets_b: np.ndarray) -> np.ndarray:
     """Per target, the probability that its two halves (``targets_a``/``targets_b``, against the
     release's same halves) lead to the same nearest release record: ``|A ∩ B| / (|A| |B|)`` with
-    ``A``, ``B`` the nearest sets (ties broken uniformly at random; module docstring)."""
-    na, nb = nearest_sets(release_a, targets_a), nearest_sets(release_b, targets_b)
-    out = np.empty(len(na))
-    for t, (a, b) in enumerate(zip(na, nb)):
-        if a.size == 1 and b.size == 1:
-            out[t] = float(a[0] == b[0])
-        else:
-            out[t] = np.intersect1d(a, b).size / (a.size * b.size)
+    ``A``, ``B`` the nearest sets (ties broken uniformly at random; module docstring).
+
+    Where each half's nearest set is the records of one distinct row (``A`` the records equal to
+    row ``a`` on the first half, ``B`` to row ``b`` on the second), ``|A ∩ B|`` is the number of
+    release records equal to the pair ``(a, b)``: counted once for the release, looked up per
+    target. Targets tied between distinct rows on a half get their sets intersected one by one."""
+    na, nb = _Nearest(release_a), _Nearest(release_b)
+    (ga, tied_a), (gb, tied_b) = na.query(targets_a), nb.query(targets_b)
+    pairs, count = np.unique(na.group * len(nb.rows) + nb.group, return_counts=True)
+    code = np.maximum(ga, 0) * len(nb.rows) + np.maximum(gb, 0)
+    pos = np.minimum(np.searchsorted(pairs, code), len(pairs) - 1)
+    both = np.where(pairs[pos] == code, count[pos], 0)
+    out = both / (na.size[np.maximum(ga, 0)] * nb.size[np.maximum(gb, 0)])
+    for t in set(tied_a) | set(tied_b):
+        a = na.records(tied_a[t] if t in tied_a else np.array([ga[t]]))
+        b = nb.records(tied_b[t] if t in tied_b else np.array([gb[t]]))
+        out[t] = np.intersect1d(a, b).size / (a.size * b.size)
     return out
 
 

@@ -2,7 +2,8 @@
 assess_synthetic per control size, coverage and Wilson's interval consistent with a whole number of
 simulations, the linkability row's coverage recomputed here from assess_synthetic's successes with
 Newcombe's interval written out in the test, the docs left alone with --no-doc, bad options refused
-before any output."""
+before any output; --merge: a size run alone and merged gives the rows a run of every size gives,
+and a merge with other settings is refused with the files untouched."""
 
 import csv
 import math
@@ -18,8 +19,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 import bench_synthetic_calibration as bench  # noqa: E402
 
 Z = 1.959963984540054
-ARGS = ["--training", "200", "--controls", "80,200", "--simulations", "3", "--predicates", "50",
-        "--processes", "1", "--no-doc"]
+ARGS = ["--training", "200", "--controls", "80,200", "--seed-order", "80,200", "--simulations", "3",
+        "--predicates", "50", "--processes", "1", "--no-doc"]
 
 
 def wilson(k, n):
@@ -71,7 +72,8 @@ def test_every_row_per_control_size_with_consistent_figures(tiny):
         assert r["coverage >= 94 %"] == ("pass" if cover >= 94 else "FAIL")
         assert float(r["mean interval width"]) > 0
     md = out.with_suffix(".md").read_text()
-    assert md.startswith("# Synthetic-release calibration") and "Machine:" in md and "Command: `python" in md
+    assert md.startswith("# Synthetic-release calibration") and "Machine:" in md and "Commands (seed" in md
+    assert "python benchmarks/bench_synthetic_calibration.py --training 200" in md
 
 
 def test_linkability_coverage_recomputed(tiny):
@@ -107,3 +109,55 @@ def test_bad_option_exits_2_before_any_output(tmp_path, capsys, option):
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1 and option[0] in err
     assert not list(tmp_path.iterdir())
+
+
+MERGE = ["--training", "200", "--seed-order", "80,200,120", "--simulations", "2", "--predicates", "40",
+         "--processes", "1", "--no-doc", "--no-membership"]
+
+
+def test_merge_gives_the_rows_of_a_full_run(tmp_path):
+    """Sizes 80 and 200 run, then 120 run alone with --merge: the table is the one a run of all
+    three writes (same seeds per size, rows in control order), and the run records name each
+    size's seed row (its place in --seed-order)."""
+    full, part = tmp_path / "full", tmp_path / "part"
+    assert bench.main([*MERGE, "--controls", "80,120,200", "--out", str(full)]) == 0
+    assert bench.main([*MERGE, "--controls", "200,80", "--out", str(part)]) == 0
+    assert {r["control"] for r in csv.DictReader(open(part.with_suffix(".csv")))} == {"80", "200"}
+    assert bench.main([*MERGE, "--controls", "120", "--out", str(part), "--merge"]) == 0
+    assert part.with_suffix(".csv").read_bytes() == full.with_suffix(".csv").read_bytes()
+    rows = list(csv.DictReader(open(full.with_suffix(".csv"))))
+    assert [r["control"] for r in rows] == sorted((r["control"] for r in rows), key=int)
+    runs = list(csv.DictReader(open(part.with_suffix(".runs.csv"))))
+    assert [(r["control"], r["seed row"]) for r in runs] == [("80", "0"), ("120", "2"), ("200", "1")]
+    assert "--merge" in runs[1]["command"] and "--merge" not in runs[0]["command"]
+    md = part.with_suffix(".md").read_text()
+    assert "control sets of 80, 120, 200 records" in md and md.count("`python benchmarks/") == 2
+
+
+def test_default_seed_order_keeps_each_size_seeds():
+    """Under the default --seed-order a size's row of seeds does not depend on the other sizes run."""
+    order = [int(v) for v in bench.SEED_ORDER.split(",")]
+    assert sorted(order) == sorted(int(v) for v in bench.CONTROLS.split(","))
+    for controls in ([1000, 2000, 5000, 10000], [2000, 5000], [5000], [10000, 1000]):
+        assert bench.seed_rows(controls, order) == {n: order.index(n) for n in controls}
+    # a row's seeds are the same however many rows are drawn after it
+    assert (bench.seeds(7, 4, 3)[:2] == bench.seeds(7, 2, 3)).all()
+
+
+@pytest.mark.parametrize("option", [["--simulations", "3"], ["--predicates", "41"], ["--seed", "5"],
+                                    ["--seed-order", "80,120,200"], ["--training", "300"]])
+def test_merge_with_other_settings_is_refused_untouched(tmp_path, capsys, option):
+    out = tmp_path / "sc"
+    assert bench.main([*MERGE, "--controls", "80,200", "--simulations", "1", "--out", str(out)]) == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    args = [*MERGE, "--controls", "120", "--simulations", "1", "--out", str(out), "--merge"]
+    capsys.readouterr()
+    assert bench.main([*args, *option]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "--merge" in err and str(out) in err
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_merge_without_earlier_output_is_refused(tmp_path, capsys):
+    assert bench.main([*MERGE, "--controls", "120", "--out", str(tmp_path / "sc"), "--merge"]) == 2
+    assert "no such file" in capsys.readouterr().err and not list(tmp_path.iterdir())

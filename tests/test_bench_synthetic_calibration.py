@@ -131,7 +131,7 @@ def test_merge_gives_the_rows_of_a_full_run(tmp_path):
     assert [(r["control"], r["seed row"]) for r in runs] == [("80", "0"), ("120", "2"), ("200", "1")]
     assert "--merge" in runs[1]["command"] and "--merge" not in runs[0]["command"]
     md = part.with_suffix(".md").read_text()
-    assert "control sets of 80, 120, 200 records" in md and md.count("`python benchmarks/") == 2
+    assert "control sets of 80, 120, 200 records" in md and md.count("python benchmarks/bench_synthetic_calibration.py ") == 2
 
 
 def test_default_seed_order_keeps_each_size_seeds():

@@ -354,6 +354,61 @@ def sample_ranks(x: np.ndarray, y: np.ndarray, blocks=None) -> tuple[np.ndarray,
     return xo, yo
 
 
+@njit(cache=True, nogil=True)
+def _ranks_among(v, blocks, order, nblocks, out, w, wblocks, wout):
+    """:func:`_doubled_ranks` of ``v`` into ``out``, and for each value ``w[i]`` of block
+    ``wblocks[i]`` the doubled average rank it would take among the values of ``v`` of its block,
+    ``below + at_or_below + 1``, into ``wout``: the counting sort by block leaves each block's
+    values ascending in one segment, where two binary searches count the values below ``w[i]``
+    and at or below it (float comparisons, so equal values count as equal)."""
+    n = order.size
+    first = np.zeros(nblocks + 1, dtype=np.int64)
+    for i in range(n):
+        first[blocks[i] + 1] += 1
+    for c in range(nblocks):
+        first[c + 1] += first[c]
+    fill = first[:nblocks].copy()
+    rows = np.empty(n, dtype=np.int64)
+    for t in range(n):
+        i = order[t]
+        rows[fill[blocks[i]]] = i
+        fill[blocks[i]] += 1
+    sv = np.empty(n)
+    for t in range(n):
+        sv[t] = v[rows[t]]
+    t = 0
+    while t < n:
+        i = rows[t]
+        b = blocks[i]
+        e = t + 1
+        while e < n and blocks[rows[e]] == b and sv[e] == sv[t]:
+            e += 1
+        r = (t - first[b]) + (e - first[b]) + 1
+        for u in range(t, e):
+            out[rows[u]] = r
+        t = e
+    for i in range(w.size):
+        b = wblocks[i]
+        s0, e0 = first[b], first[b + 1]
+        x = w[i]
+        lo, hi = s0, e0  # first place with sv >= x
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if sv[mid] < x:
+                lo = mid + 1
+            else:
+                hi = mid
+        below = lo - s0
+        hi = e0  # first place with sv > x
+        while lo < hi:
+            mid = (lo + hi) >> 1
+            if sv[mid] <= x:
+                lo = mid + 1
+            else:
+                hi = mid
+        wout[i] = below + (lo - s0) + 1
+
+
 def ranks_in_original(x: np.ndarray, y: np.ndarray, blocks=None) -> tuple[np.ndarray, np.ndarray]:
     """The rank coordinates of a sample release on the original's own ranks, integers: the
     original ``x``'s doubled average ranks within its block, ``2r``, and for each released value
@@ -363,7 +418,41 @@ def ranks_in_original(x: np.ndarray, y: np.ndarray, blocks=None) -> tuple[np.nda
     sample links every record; :func:`sample_ranks` places it by its quantile within the sample
     instead, which is off by the sampling error of that quantile (about ``sqrt(q(1 - q) / n)``
     times ``N``: an unmasked 10 % sample of 10^5 records with two attributes linked 4.7 % of its
-    records by RBRL-Sum that way)."""
+    records by RBRL-Sum that way).
+
+    Per column one stable argsort of the original's values and :func:`_ranks_among` (the columns
+    on numba's threads): the released values are placed by binary search in their block's sorted
+    values rather than by integer keys over the sorted union of both files, whose searches
+    through the whole original in file order miss the CPU's caches. Values with NaN:
+    :func:`_ranks_by_keys`."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if np.isnan(x).any() or np.isnan(y).any():
+        return _ranks_by_keys(x, y, blocks)
+    bx, by = (np.zeros(x.shape[0], np.int64), np.zeros(y.shape[0], np.int64)) if blocks is None else \
+        (np.asarray(blocks[0], np.int64), np.asarray(blocks[1], np.int64))
+    nblocks = int(max(bx.max(initial=0), by.max(initial=0))) + 1
+    m = x.shape[1]
+    xo = np.empty((m, x.shape[0]), dtype=np.int64)
+    yo = np.empty((m, y.shape[0]), dtype=np.int64)
+
+    def one(j):
+        v = np.ascontiguousarray(x[:, j])
+        _ranks_among(v, bx, np.argsort(v, kind="stable"), nblocks, xo[j], np.ascontiguousarray(y[:, j]), by, yo[j])
+
+    threads = min(numba.get_num_threads(), m)
+    if threads <= 1:
+        for j in range(m):
+            one(j)
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(one, range(m)))
+    return xo.T.astype(np.float64), yo.T.astype(np.float64)
+
+
+def _ranks_by_keys(x: np.ndarray, y: np.ndarray, blocks=None) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`ranks_in_original` through integer keys: each value's index in the sorted union of
+    both files' values, searched in the original's sorted (block, index) keys (values with NaN)."""
     bx, by = (np.zeros(x.shape[0], np.int64), np.zeros(y.shape[0], np.int64)) if blocks is None else \
         (np.asarray(blocks[0], np.int64), np.asarray(blocks[1], np.int64))
     xo = _block_ranks(x, None if blocks is None else bx).astype(np.float64)

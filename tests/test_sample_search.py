@@ -155,3 +155,33 @@ def test_shared_trees_give_the_same_rows_in_any_attack_order():
             pr = [pd.DataFrame(p["rows"]) for p in got.attrs["sample"]["precision_recall"] if p["attack"] == a]
             wpr = [pd.DataFrame(p["rows"]) for p in want.attrs["sample"]["precision_recall"]]
             assert len(pr) == len(wpr) == 1 and pr[0].equals(wpr[0])  # NaN precision where none kept
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lapjvsp_is_scipys_matching(seed):
+    """The sparse assignment solver gives scipy's matching itself on rectangular graphs, with tied
+    integer costs (where the order in which columns are taken decides among equal optima) and
+    with real costs; a graph without a full matching raises as scipy does."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
+    from sdcrisk.linkage.sample import _full_matching
+
+    rng = np.random.Generator(np.random.PCG64(seed))
+    for _ in range(20):
+        nr = int(rng.integers(1, 60))
+        nc = nr + int(rng.integers(1, 40))
+        k = int(rng.integers(1, 6))
+        rows = np.repeat(np.arange(nr), k)
+        cols = rng.integers(0, nc, size=rows.size)
+        cost = rng.integers(1, 4, size=rows.size).astype(float) if seed % 2 else 1.0 + rng.random(rows.size)
+        sub = csr_matrix((cost, (rows, cols)), shape=(nr, nc))
+        try:
+            want = min_weight_full_bipartite_matching(sub)
+        except ValueError:
+            with pytest.raises(ValueError):
+                _full_matching(sub)
+            continue
+        got = _full_matching(sub)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])

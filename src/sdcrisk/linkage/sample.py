@@ -567,7 +567,7 @@ def _matching(rows, cols, cost, n: int, big: int) -> tuple[np.ndarray, np.ndarra
     each on its own columns only. At 10^5 released x 10^6 original records (50 blocks, 8
     candidates) one solve over every column costs 62 s CPU, by components about 2 s."""
     from scipy.sparse import csr_matrix
-    from scipy.sparse.csgraph import connected_components, min_weight_full_bipartite_matching
+    from scipy.sparse.csgraph import connected_components
 
     used, local = np.unique(cols, return_inverse=True)
     nu = used.size
@@ -596,11 +596,163 @@ def _matching(rows, cols, cost, n: int, big: int) -> tuple[np.ndarray, np.ndarra
         rpos[sel_rows] = np.arange(sel_rows.size)
         ucols, cpos = np.unique(local[e], return_inverse=True)
         sub = csr_matrix((cost[e], (rpos[rows[e]], cpos)), shape=(sel_rows.size, ucols.size))
-        r, c = min_weight_full_bipartite_matching(sub)
+        r, c = _full_matching(sub)
         out_r.append(sel_rows[r])
         out_c.append(used[ucols[c]])
         first = last + 1
     return np.concatenate(out_r), np.concatenate(out_c)
+
+
+def _full_matching(sub) -> tuple[np.ndarray, np.ndarray]:
+    """``scipy.sparse.csgraph.min_weight_full_bipartite_matching(sub)`` for a CSR graph of fewer rows
+    than columns by :func:`_lapjvsp`, the same algorithm step for step on the same arrays (so the
+    same matching); square graphs (scipy's initial reduction) and graphs of more rows than columns
+    (no full matching) by scipy itself. ``ValueError`` when no full matching exists, checked first
+    as scipy does (Hopcroft-Karp, ``maximum_bipartite_matching``)."""
+    from scipy.sparse.csgraph import maximum_bipartite_matching, min_weight_full_bipartite_matching
+
+    nr, nc = sub.shape
+    data = np.asarray(sub.data, dtype=np.float64)
+    if nr == 0 or nr >= nc or not np.all(data != 0.0) or not np.all(np.isfinite(data)) or not sub.has_canonical_format:
+        return min_weight_full_bipartite_matching(sub)
+    if int(np.sum(maximum_bipartite_matching(sub, perm_type="column") != -1)) != nr:
+        raise ValueError("no full matching exists")
+    x = _lapjvsp(np.asarray(sub.indptr, dtype=np.int64), np.asarray(sub.indices, dtype=np.int64), data, nr, nc)
+    return np.arange(nr), x
+
+
+@njit(cache=True, nogil=True)
+def _lapjvsp(first, kk, cc, nr, nc):
+    """Volgenant's LAPJVsp (Jonker & Volgenant 1987, the sparse shortest augmenting path) for ``nr <
+    nc``, as scipy's ``_lapjvsp`` runs it (each row in turn from an empty assignment, the same
+    comparisons and float operations in the same order), with one change of cost alone: scipy
+    resets its per-column labels over all ``nc`` columns for every row and scans all of them for
+    the next minimum, ``O(nr x nc)`` in all, while here only the columns the row's search has
+    reached are reset and scanned (the others hold infinity, which those scans pass over), and the
+    columns at the new minimum are taken in ascending order as scipy's scan takes them. The
+    column matched to each row."""
+    x = np.full(nr, -1, dtype=np.int64)
+    y = np.full(nc, -1, dtype=np.int64)
+    v = np.zeros(nc)
+    d = np.full(nc, np.inf)
+    ok = np.zeros(nc, dtype=np.bool_)
+    todo = np.full(nc, -1, dtype=np.int64)
+    lab = np.zeros(nc, dtype=np.int64)
+    seen = np.empty(nc, dtype=np.int64)  # the columns whose label this row's search set
+    stamp = np.zeros(nc, dtype=np.int64)
+    buf = np.empty(nc, dtype=np.int64)
+    ns = 0
+    td1 = -1
+    for i0 in range(nr):
+        for t in range(ns):
+            d[seen[t]] = np.inf
+            ok[seen[t]] = False
+        ns = 0
+        min_diff = np.inf
+        for t in range(first[i0], first[i0 + 1]):
+            j = kk[t]
+            dj = cc[t] - v[j]
+            if stamp[j] != i0 + 1:
+                stamp[j] = i0 + 1
+                seen[ns] = j
+                ns += 1
+            d[j] = dj
+            lab[j] = i0
+            if dj <= min_diff:
+                if dj < min_diff:
+                    td1 = -1
+                    min_diff = dj
+                td1 += 1
+                todo[td1] = j
+        done = False
+        for hp in range(td1 + 1):
+            j = todo[hp]
+            if y[j] == -1:
+                _assign(lab, y, x, j, i0)
+                done = True
+                break
+            ok[j] = True
+        if done:
+            continue
+        td2 = nc - 1
+        last = nc
+        while not done:
+            if td1 < 0:
+                raise ValueError("no full matching exists")
+            j0 = todo[td1]
+            td1 -= 1
+            i = y[j0]
+            todo[td2] = j0
+            td2 -= 1
+            tp = first[i]
+            while kk[tp] != j0:
+                tp += 1
+            h = cc[tp] - v[j0] - min_diff
+            for t in range(first[i], first[i + 1]):
+                j = kk[t]
+                if not ok[j]:
+                    vj = cc[t] - v[j] - h
+                    if vj < d[j]:
+                        if stamp[j] != i0 + 1:
+                            stamp[j] = i0 + 1
+                            seen[ns] = j
+                            ns += 1
+                        d[j] = vj
+                        lab[j] = i
+                        if vj == min_diff:
+                            if y[j] == -1:
+                                for k in range(last, nc):
+                                    jj = todo[k]
+                                    v[jj] += d[jj] - min_diff
+                                _assign(lab, y, x, j, i0)
+                                done = True
+                                break
+                            td1 += 1
+                            todo[td1] = j
+                            ok[j] = True
+            if done:
+                break
+            if td1 == -1:
+                min_diff = np.inf
+                last = td2 + 1
+                for t in range(ns):
+                    jp = seen[t]
+                    if d[jp] != np.inf and d[jp] <= min_diff and not ok[jp]:
+                        min_diff = d[jp]
+                cnt = 0
+                for t in range(ns):
+                    jp = seen[t]
+                    if d[jp] != np.inf and d[jp] == min_diff and not ok[jp]:
+                        buf[cnt] = jp
+                        cnt += 1
+                at = np.sort(buf[:cnt])  # scipy's scan meets them in ascending order
+                for t in range(cnt):
+                    todo[t] = at[t]
+                td1 = cnt - 1
+                for hp in range(td1 + 1):
+                    j = todo[hp]
+                    if y[j] == -1:
+                        for k in range(last, nc):
+                            jj = todo[k]
+                            v[jj] += d[jj] - min_diff
+                        _assign(lab, y, x, j, i0)
+                        done = True
+                        break
+                    ok[j] = True
+    return x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _assign(lab, y, x, j, i0):
+    """The augmenting path's assignments back from column ``j`` to the free row ``i0``."""
+    while True:
+        i = lab[j]
+        y[j] = i
+        k = j
+        j = x[i]
+        x[i] = k
+        if i == i0:
+            return
 
 
 __all__ = ["SampleLinks", "sample_dbrl", "distance_ratio", "nearest_originals", "with_blocks", "ratio_of", "search_bytes", "NEAREST", "RANK_NEAREST", "OriginalSearch", "precision_recall", "sample_ranks", "sample_rbrl",

@@ -594,37 +594,6 @@ def _ball(i0, i1, order, found, q, thr, offset, out, pts, keysT, idx, start, end
         found[i] = k
 
 
-@njit(cache=True, inline="always")
-def _knn_leaf(q, i, pts, s, e, metric, acc, blo, bhi, v):
-    """:func:`_leaf` for the k nearest search (no keys, no early exit): ``acc[u]``, the distance
-    from ``q[i]`` to row ``s + u`` of leaf ``v`` with the same arithmetic. An attribute on which
-    every row of the leaf equals the query (the leaf's box is the query's value: the block
-    coordinate of :func:`sdcrisk.linkage.sample.with_blocks` inside the query's block) adds
-    exactly 0 to every row's sum (``d + 0 = d``, ``max(d, 0) = d`` for ``d >= 0``) and is left
-    out."""
-    w = e - s
-    m = q.shape[1]
-    for u in range(w):
-        acc[u] = 0.0
-    base = s * m
-    for j in range(m):
-        x = q[i, j]
-        if blo[v, j] == x and bhi[v, j] == x:
-            continue
-        col = pts[base + j * w:base + (j + 1) * w]
-        if metric == 0:
-            for u in range(w):
-                t = x - col[u]
-                acc[u] += t * t
-        elif metric == 1:
-            for u in range(w):
-                acc[u] += abs(x - col[u])
-        else:
-            for u in range(w):
-                g = abs(x - col[u])
-                acc[u] = g if g > acc[u] else acc[u]
-
-
 @njit(cache=True, nogil=True)
 def _knn(i0, i1, order, kd, ki, q, pts, idx, start, end, left, right, blo, bhi, maxdepth, maxleaf, shrink,
          metric=0):
@@ -657,7 +626,7 @@ def _knn(i0, i1, order, kd, ki, q, pts, idx, start, end, left, right, blo, bhi, 
                 continue
             if left[v] < 0:
                 s0 = start[v]
-                _knn_leaf(q, i, pts, s0, end[v], metric, acc, blo, bhi, v)
+                _leaf(q, i, pts, nokeys, s0, end[v], metric, nokeys, nokeys, False, acc, ok)
                 for u in range(end[v] - s0):
                     d = acc[u]
                     l = idx[s0 + u]

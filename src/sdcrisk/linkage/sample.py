@@ -50,8 +50,9 @@ numbers exactly.
   assignment: every released record to a distinct original record with the least total Euclidean
   distance, solved exactly on the candidate graph of each released record's ``k`` nearest original
   records of its block (LAPJVsp as ``scipy.sparse.csgraph.min_weight_full_bipartite_matching`` runs
-  it, :func:`_lapjvsp`, per connected component of that graph: :func:`_matching`); ``k`` doubles until a matching of every
-  released record exists. Its confidence: the link's distance over the nearest other original's.
+  it, :func:`_lapjvsp`, per connected component of that graph: :func:`_matching`); ``k`` doubles
+  until a matching of every released record exists. Its confidence: the link's distance over the
+  nearest other original's.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from sdcrisk.linkage.sample import (GDBRL_CANDIDATES, NEAREST, RANK_NEAREST, OriginalSearch, _block_ranks,
-                                    sample_dbrl, sample_rbrl)
+                                    _ranks_by_keys, ranks_in_original, sample_dbrl, sample_rbrl)
 
 
 def _brute_doubled_ranks(z, blocks):
@@ -35,6 +35,43 @@ def test_block_ranks_are_the_brute_force(seed, keys):
     got = _block_ranks(z, blocks)
     assert got.dtype == np.int64
     np.testing.assert_array_equal(got, _brute_doubled_ranks(z, blocks))
+
+
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("keys", [False, True])
+def test_ranks_in_original_are_the_brute_force(seed, keys):
+    """Released values ranked among the original's values of their block: original values their
+    doubled average ranks, released ones ``(below) + (at or below) + 1`` counted by brute force,
+    with ties, copies of original values, values outside the original's range (infinities among
+    them), -0.0 beside 0.0, and released records of a block the original lacks (rank 1)."""
+    rng = np.random.Generator(np.random.PCG64(seed))
+    big, n = int(rng.integers(1, 300)), int(rng.integers(1, 80))
+    x = np.column_stack([rng.integers(-3, 4, size=big).astype(float), rng.normal(size=big), np.full(big, 2.5),
+                         rng.choice([0.0, -0.0, 1.0, np.inf], size=big)])
+    y = np.column_stack([rng.integers(-5, 6, size=n).astype(float), rng.normal(size=n),
+                         rng.choice([2.5, 2.0, 3.0], size=n), rng.choice([-0.0, 0.0, 0.5, -np.inf, np.inf], size=n)])
+    copies = rng.integers(0, big, size=n // 2)
+    y[:copies.size] = x[copies]
+    bx = rng.choice([0, 2, 5], size=big) if keys else np.zeros(big, np.int64)
+    by = rng.choice([0, 2, 5, 6], size=n) if keys else np.zeros(n, np.int64)
+    xo, yo = ranks_in_original(x, y, (bx, by) if keys else None)
+    assert xo.dtype == yo.dtype == np.float64
+    np.testing.assert_array_equal(xo, _brute_doubled_ranks(x, bx if keys else None))
+    for i in range(n):
+        col = x[bx == by[i]]
+        for j in range(x.shape[1]):
+            assert yo[i, j] == int((col[:, j] < y[i, j]).sum()) + int((col[:, j] <= y[i, j]).sum()) + 1
+    assert (yo[by == 6] == 1).all()
+
+
+def test_ranks_in_original_with_nan_keep_the_integer_keys():
+    """Values with NaN go through the integer keys over both files' values (:func:`_ranks_by_keys`)."""
+    rng = np.random.Generator(np.random.PCG64(3))
+    x, y = rng.integers(0, 5, size=(50, 2)).astype(float), rng.integers(0, 5, size=(10, 2)).astype(float)
+    y[0, 1] = np.nan
+    blocks = (rng.integers(0, 2, size=50), rng.integers(0, 2, size=10))
+    for got, want in zip(ranks_in_original(x, y, blocks), _ranks_by_keys(x, y, blocks)):
+        np.testing.assert_array_equal(got, want)
 
 
 def _equal_records_files(seed, equal):
@@ -118,3 +155,33 @@ def test_shared_trees_give_the_same_rows_in_any_attack_order():
             pr = [pd.DataFrame(p["rows"]) for p in got.attrs["sample"]["precision_recall"] if p["attack"] == a]
             wpr = [pd.DataFrame(p["rows"]) for p in want.attrs["sample"]["precision_recall"]]
             assert len(pr) == len(wpr) == 1 and pr[0].equals(wpr[0])  # NaN precision where none kept
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_lapjvsp_is_scipys_matching(seed):
+    """The sparse assignment solver gives scipy's matching itself on rectangular graphs, with tied
+    integer costs (where the order in which columns are taken decides among equal optima) and
+    with real costs; a graph without a full matching raises as scipy does."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
+    from sdcrisk.linkage.sample import _full_matching
+
+    rng = np.random.Generator(np.random.PCG64(seed))
+    for _ in range(20):
+        nr = int(rng.integers(1, 60))
+        nc = nr + int(rng.integers(1, 40))
+        k = int(rng.integers(1, 6))
+        rows = np.repeat(np.arange(nr), k)
+        cols = rng.integers(0, nc, size=rows.size)
+        cost = rng.integers(1, 4, size=rows.size).astype(float) if seed % 2 else 1.0 + rng.random(rows.size)
+        sub = csr_matrix((cost, (rows, cols)), shape=(nr, nc))
+        try:
+            want = min_weight_full_bipartite_matching(sub)
+        except ValueError:
+            with pytest.raises(ValueError):
+                _full_matching(sub)
+            continue
+        got = _full_matching(sub)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(got[1], want[1])

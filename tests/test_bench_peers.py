@@ -89,14 +89,21 @@ def test_every_criterion_on_training_and_control_targets(bp, side):
     assert side["membership"]["rows"] and "numeric attributes" in side["membership"]["note"]
 
 
-def test_page_reports_linkability_and_both_ratios(bp, side):
-    a = {"status": "ok", "evaluator": "linkability", "wall_s": 2.0, "n_attacks_ori": 10, "n_attacks_control": 10,
-         "attack_rate": {"value": 0.1, "error": 0.01}, "baseline_rate": {"value": 0.05, "error": 0.01},
-         "control_rate": {"value": 0.1, "error": 0.01}, "risk": 0.0, "risk_low": 0.0, "risk_high": 0.1}
+def _linkability_page(bp, side, anonymeter_wall_s):
+    """The page's tables for one independent release at 400 originals: anonymeter's linkability
+    (``anonymeter_wall_s`` seconds, 10 + 10 targets) beside sdcrisk's ``side``."""
+    a = {"status": "ok", "evaluator": "linkability", "wall_s": anonymeter_wall_s, "n_attacks_ori": 10,
+         "n_attacks_control": 10, "attack_rate": {"value": 0.1, "error": 0.01},
+         "baseline_rate": {"value": 0.05, "error": 0.01}, "control_rate": {"value": 0.1, "error": 0.01},
+         "risk": 0.0, "risk_low": 0.0, "risk_high": 0.1}
     res = {"n": 400, "control": 80, "generator": {"generator": "g", "sdv": "0", "fit_s": 0.0, "rows": 400,
                                                   "sample_s": 0.0},
            "releases": {"independent": {"anonymeter": {"linkability": a}, "sdcrisk": side}}}
-    body, rows = bp.tables([res], {})
+    return bp.tables([res], {})
+
+
+def test_page_reports_linkability_and_both_ratios(bp, side):
+    body, rows = _linkability_page(bp, side, 2.0)
     line = next(x for x in body.splitlines() if x.startswith("| independent | linkability |"))
     assert "not applicable" not in line and "nearest record, split known attributes" in line
     expected = (2.0 / 20) / (side["linkage"]["wall_s"] / 480)
@@ -179,15 +186,8 @@ def test_page_lists_releases_in_one_order(bp):
 
 
 def test_page_names_the_ratios_below_the_asked_factor(bp, side):
-    a = {"status": "ok", "evaluator": "linkability", "wall_s": 1e-6, "n_attacks_ori": 10, "n_attacks_control": 10,
-         "attack_rate": {"value": 0.1, "error": 0.01}, "baseline_rate": {"value": 0.05, "error": 0.01},
-         "control_rate": {"value": 0.1, "error": 0.01}, "risk": 0.0, "risk_low": 0.0, "risk_high": 0.1}
-    res = {"n": 400, "control": 80, "generator": {"generator": "g", "sdv": "0", "fit_s": 0.0, "rows": 400,
-                                                  "sample_s": 0.0},
-           "releases": {"independent": {"anonymeter": {"linkability": a}, "sdcrisk": side}}}
-    body, rows = bp.tables([res], {})
+    body, rows = _linkability_page(bp, side, 1e-6)
     expected = (1e-6 / 20) / (side["linkage"]["wall_s"] / 480)
     assert expected < 50
     assert f"Per-target ratios below 50 at 400 originals: independent linkability {expected:.0f}." in body
-    res["releases"]["independent"]["anonymeter"]["linkability"] = {**a, "wall_s": 1e6}
-    assert "Per-target ratios below 50 at 400 originals: none." in bp.tables([res], {})[0]
+    assert "Per-target ratios below 50 at 400 originals: none." in _linkability_page(bp, side, 1e6)[0]

@@ -288,7 +288,8 @@ def _doubled_ranks(v, blocks, order, nblocks, out):
     in ``[0, nblocks)``), from ``order``, the rows by ascending value (stable): a counting sort by
     block keeps that order inside each block, and a run of equal values at 0-based places ``a`` to
     ``e - 1`` of its block has the average rank ``(a + 1 + e) / 2``, doubled ``a + e + 1`` (an
-    integer, exact)."""
+    integer, exact). Returns each block's first place in that order and the values in it (each
+    block's values ascending in one segment)."""
     n = order.size
     first = np.zeros(nblocks + 1, dtype=np.int64)
     for i in range(n):
@@ -301,17 +302,31 @@ def _doubled_ranks(v, blocks, order, nblocks, out):
         i = order[t]
         rows[fill[blocks[i]]] = i
         fill[blocks[i]] += 1
+    sv = np.empty(n)
+    for t in range(n):
+        sv[t] = v[rows[t]]
     t = 0
     while t < n:
-        i = rows[t]
-        b = blocks[i]
+        b = blocks[rows[t]]
         e = t + 1
-        while e < n and blocks[rows[e]] == b and v[rows[e]] == v[i]:
+        while e < n and blocks[rows[e]] == b and sv[e] == sv[t]:
             e += 1
         r = (t - first[b]) + (e - first[b]) + 1
         for u in range(t, e):
             out[rows[u]] = r
         t = e
+    return first, sv
+
+
+def _columns_on_threads(one, m: int) -> None:
+    """``one(j)`` for every column ``j < m``, on numba's threads (the kernels release the GIL)."""
+    threads = min(numba.get_num_threads(), m)
+    if threads <= 1:
+        for j in range(m):
+            one(j)
+    else:
+        with ThreadPoolExecutor(threads) as pool:
+            list(pool.map(one, range(m)))
 
 
 def _block_ranks(z: np.ndarray, blocks) -> np.ndarray:
@@ -336,13 +351,7 @@ def _block_ranks(z: np.ndarray, blocks) -> np.ndarray:
         v = np.ascontiguousarray(z[:, j])
         _doubled_ranks(v, codes, np.argsort(v, kind="stable"), nblocks, out[j])
 
-    threads = min(numba.get_num_threads(), m)
-    if threads <= 1:
-        for j in range(m):
-            one(j)
-    else:
-        with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(one, range(m)))
+    _columns_on_threads(one, m)
     return out.T
 
 
@@ -364,35 +373,10 @@ def sample_ranks(x: np.ndarray, y: np.ndarray, blocks=None) -> tuple[np.ndarray,
 def _ranks_among(v, blocks, order, nblocks, out, w, wblocks, wout):
     """:func:`_doubled_ranks` of ``v`` into ``out``, and for each value ``w[i]`` of block
     ``wblocks[i]`` the doubled average rank it would take among the values of ``v`` of its block,
-    ``below + at_or_below + 1``, into ``wout``: the counting sort by block leaves each block's
-    values ascending in one segment, where two binary searches count the values below ``w[i]``
-    and at or below it (float comparisons, so equal values count as equal)."""
-    n = order.size
-    first = np.zeros(nblocks + 1, dtype=np.int64)
-    for i in range(n):
-        first[blocks[i] + 1] += 1
-    for c in range(nblocks):
-        first[c + 1] += first[c]
-    fill = first[:nblocks].copy()
-    rows = np.empty(n, dtype=np.int64)
-    for t in range(n):
-        i = order[t]
-        rows[fill[blocks[i]]] = i
-        fill[blocks[i]] += 1
-    sv = np.empty(n)
-    for t in range(n):
-        sv[t] = v[rows[t]]
-    t = 0
-    while t < n:
-        i = rows[t]
-        b = blocks[i]
-        e = t + 1
-        while e < n and blocks[rows[e]] == b and sv[e] == sv[t]:
-            e += 1
-        r = (t - first[b]) + (e - first[b]) + 1
-        for u in range(t, e):
-            out[rows[u]] = r
-        t = e
+    ``below + at_or_below + 1``, into ``wout``: each block's values lie ascending in one segment
+    of the sorted values, where two binary searches count the values below ``w[i]`` and at or
+    below it (float comparisons, so equal values count as equal)."""
+    first, sv = _doubled_ranks(v, blocks, order, nblocks, out)
     for i in range(w.size):
         b = wblocks[i]
         s0, e0 = first[b], first[b + 1]
@@ -446,13 +430,7 @@ def ranks_in_original(x: np.ndarray, y: np.ndarray, blocks=None) -> tuple[np.nda
         v = np.ascontiguousarray(x[:, j])
         _ranks_among(v, bx, np.argsort(v, kind="stable"), nblocks, xo[j], np.ascontiguousarray(y[:, j]), by, yo[j])
 
-    threads = min(numba.get_num_threads(), m)
-    if threads <= 1:
-        for j in range(m):
-            one(j)
-    else:
-        with ThreadPoolExecutor(threads) as pool:
-            list(pool.map(one, range(m)))
+    _columns_on_threads(one, m)
     return xo.T.astype(np.float64), yo.T.astype(np.float64)
 
 
@@ -660,10 +638,7 @@ def _lapjvsp(first, kk, cc, nr, nc):
         for t in range(first[i0], first[i0 + 1]):
             j = kk[t]
             dj = cc[t] - v[j]
-            if stamp[j] != i0 + 1:
-                stamp[j] = i0 + 1
-                seen[ns] = j
-                ns += 1
+            ns = _reach(stamp, seen, ns, j, i0)
             d[j] = dj
             lab[j] = i0
             if dj <= min_diff:
@@ -701,18 +676,12 @@ def _lapjvsp(first, kk, cc, nr, nc):
                 if not ok[j]:
                     vj = cc[t] - v[j] - h
                     if vj < d[j]:
-                        if stamp[j] != i0 + 1:
-                            stamp[j] = i0 + 1
-                            seen[ns] = j
-                            ns += 1
+                        ns = _reach(stamp, seen, ns, j, i0)
                         d[j] = vj
                         lab[j] = i
                         if vj == min_diff:
                             if y[j] == -1:
-                                for k in range(last, nc):
-                                    jj = todo[k]
-                                    v[jj] += d[jj] - min_diff
-                                _assign(lab, y, x, j, i0)
+                                _augment(todo, last, nc, v, d, min_diff, lab, y, x, j, i0)
                                 done = True
                                 break
                             td1 += 1
@@ -740,14 +709,32 @@ def _lapjvsp(first, kk, cc, nr, nc):
                 for hp in range(td1 + 1):
                     j = todo[hp]
                     if y[j] == -1:
-                        for k in range(last, nc):
-                            jj = todo[k]
-                            v[jj] += d[jj] - min_diff
-                        _assign(lab, y, x, j, i0)
+                        _augment(todo, last, nc, v, d, min_diff, lab, y, x, j, i0)
                         done = True
                         break
                     ok[j] = True
     return x
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _reach(stamp, seen, ns, j, i0):
+    """Column ``j`` reached by row ``i0``'s search: listed in ``seen`` once per row (its label is
+    reset before the next row). The new length of the list."""
+    if stamp[j] != i0 + 1:
+        stamp[j] = i0 + 1
+        seen[ns] = j
+        ns += 1
+    return ns
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _augment(todo, last, nc, v, d, min_diff, lab, y, x, j, i0):
+    """A free column ``j`` reached: the dual update of the columns scanned before this minimum
+    (``todo[last:]``), then the assignments along the path (:func:`_assign`)."""
+    for k in range(last, nc):
+        jj = todo[k]
+        v[jj] += d[jj] - min_diff
+    _assign(lab, y, x, j, i0)
 
 
 @njit(cache=True, nogil=True, inline="always")

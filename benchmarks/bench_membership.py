@@ -125,6 +125,7 @@ def main() -> None:
     ap.add_argument("--child", default="")
     ap.add_argument("--phase-child", default="")
     a = ap.parse_args()
+    load_start = os.getloadavg()[0]
     if a.phase_child:
         n, d = (int(v) for v in a.phase_child.split("x"))
         print(json.dumps(phases(n, d)))
@@ -154,8 +155,9 @@ def main() -> None:
     df.to_csv(out.with_suffix(".csv"), index=False)
     threads = os.environ.get("NUMBA_NUM_THREADS", str(os.cpu_count()))
     command = "python benchmarks/bench_membership.py " + " ".join(sys.argv[1:])
-    machine = (f"{machine_text()} ({threads} numba threads), numpy {np.__version__}; the machine was shared with other "
-               "jobs, so wall times exceed a dedicated run's (CPU time / 2 estimates that)")
+    machine = (f"{machine_text()} ({threads} numba threads), numpy {np.__version__}; one-minute load average "
+               f"{load_start:.2f} at the start, {os.getloadavg()[0]:.2f} at the end (where other jobs share the "
+               "machine, wall times exceed a dedicated run's; CPU time / 2 estimates that)")
     table = df.to_markdown(index=False)
     body = (f"Membership inference: every member and control scored against the release (both attacks, "
             f"exact k-d tree), release drawn independently of both; `{command.strip()}`. Machine: {machine}.\n\n"

@@ -50,6 +50,7 @@ def quick(tmp_path_factory):
     return out1, out2
 
 
+@pytest.mark.slow
 def test_tables_have_every_row_and_consistent_figures(quick):
     out, _ = quick
     rows = read(out)
@@ -78,11 +79,13 @@ def test_tables_have_every_row_and_consistent_figures(quick):
     assert "Original released unchanged" in md and "Machine:" in md and "Command: `python benchmarks/" in md
 
 
+@pytest.mark.slow
 def test_same_csv_whatever_the_number_of_processes(quick):
     one, two = quick
     assert one.with_suffix(".csv").read_bytes() == two.with_suffix(".csv").read_bytes()
 
 
+@pytest.mark.slow
 def test_key_cell_row_recomputed_from_the_public_api(quick):
     """The job secret's key-cell row: files rebuilt from the script's population and seeding
     (rng([seed, n, file]): original, then release), infer called here, the 95 % excess interval

@@ -64,6 +64,7 @@ def test_prl_links_correctly_only_where_the_bound_allows(masking, coincidence):
         assert bound.sum() == n
 
 
+@pytest.mark.slow
 def test_default_set_skips_prl_only_below_the_headline(monkeypatch):
     from sdcrisk.assess import assessment
 

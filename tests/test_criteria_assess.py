@@ -64,6 +64,7 @@ def test_bad_weights_are_refused(bad):
         sdcrisk.assess(x, y, weights="v", attacks=["RBRL-Max"])
 
 
+@pytest.mark.slow
 def test_command_reports_three_criteria_and_the_agency_measures(tmp_path):
     x, y, w = _files()
     x.assign(w=w).to_csv(tmp_path / "o.csv", index=False)

@@ -93,6 +93,7 @@ def test_gdbrl_uses_the_same_distance_in_blocks():
     assert res.set_index("measure").loc["GDBRL", "linked"] == pytest.approx(6)
 
 
+@pytest.mark.slow
 def test_more_than_twenty_attributes_every_other_attack_reported():
     """PRL's model stops at 20 known attributes: its row says why, PRL-graded (any number) and the
     others run, and the command does not end."""

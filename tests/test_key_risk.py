@@ -279,6 +279,7 @@ def _sdcmicro_installed() -> bool:
     return r.returncode == 0
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not _sdcmicro_installed(), reason="R and sdcMicro not installed (research/peer/install_sdcmicro.sh)")
 def test_equal_to_sdcmicro(tmp_path):
     """Recomputes the comparison with sdcMicro (research/peer/compare_key_risk.py): every

@@ -158,6 +158,7 @@ def test_release_of_noisy_members_is_found():
     assert dcr.label == "diagnostic only" and dcr.members_median < dcr.controls_median / 10
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_controls", [100, 200])
 def test_independent_release_auc_interval_covers_half(n_controls):
     """200 simulations, 200 members, 200 release records drawn independently of both groups."""

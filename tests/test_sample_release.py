@@ -198,6 +198,7 @@ def _csv(path, df):
     return path
 
 
+@pytest.mark.slow
 def test_the_command_states_a_sample_release(tmp_path):
     o, m, rows = _files(8, big=200, small=30, keys=True)
     out = tmp_path / "rep"

@@ -328,6 +328,7 @@ def test_draw_cap_counts_draws(monkeypatch):
     assert "the attack's draws stopped at 10 candidate records checked" in note
 
 
+@pytest.mark.slow
 def test_original_released_unchanged_singles_out_every_unique(monkeypatch):
     rng = np.random.default_rng(11)
     o = make(400, rng)

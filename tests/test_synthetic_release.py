@@ -114,6 +114,7 @@ def _coverage(n_training, n_control, sims, seed, **kw):
     return {a: inside[a] / total[a] for a in total}, total
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n_control", [80, 200])
 def test_independent_release_excess_covers_zero(n_control):
     """Release, training and control drawn independently from one distribution: each excess's 95 %

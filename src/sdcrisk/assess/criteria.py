@@ -119,15 +119,10 @@ def criterion_rows(results: pd.DataFrame) -> list:
     if "criterion" not in results.columns:
         return []
     r = results[results.criterion.notna() & (results.criterion != "")]
-    out = []
-    for x in r.itertuples():
-        trials = int(x.baseline_trials) if pd.notna(getattr(x, "baseline_trials", None)) else int(x.n)
-        successes = (float(x.baseline_linked) if trials == int(x.n)  # a sample's baseline: its own trials
-                     else min(float(trials), float(x.baseline) * trials / 100.0))
-        out.append(CriterionRow(criterion=x.criterion, attack=x.measure, successes=float(x.linked), trials=int(x.n),
-                                baseline=x.baseline_kind, baseline_successes=successes, baseline_trials=trials,
-                                target=x.target, note=x.note or ""))
-    return out
+    return [CriterionRow(criterion=x.criterion, attack=x.measure, successes=float(x.linked), trials=int(x.n),
+                         baseline=x.baseline_kind, baseline_successes=float(x.baseline_linked),
+                         baseline_trials=int(x.baseline_trials), target=x.target, note=x.note or "")
+            for x in r.itertuples()]
 
 
 
@@ -215,10 +210,8 @@ def _criterion_table_rows(found: list, label: str, known: str, n_known: int) -> 
                     "n_known": n_known, "n": r.trials, "linked": r.successes, "percent": r.percent, "low": low,
                     "high": high, "baseline": r.baseline_percent, "note": r.note, "criterion": r.criterion,
                     "target": r.target, "baseline_kind": r.baseline,
-                    # on the row's n trials (a sample's baseline is measured on the unreleased originals)
-                    "baseline_linked": (r.baseline_successes if r.baseline_trials == r.trials
-                                        else r.baseline_percent * r.trials / 100.0),
-                    "baseline_trials": r.baseline_trials,
+                    # the baseline's own trials (a sample's: the unreleased originals)
+                    "baseline_linked": r.baseline_successes, "baseline_trials": r.baseline_trials,
                     "excess": excess, "excess_low": e_low, "excess_high": e_high, "difference": difference,
                     "difference_low": d_low, "difference_high": d_high})
     return out

@@ -305,9 +305,8 @@ def _top_criterion_rows(results: pd.DataFrame) -> dict[str, pd.Series]:
 def _highest_excess(rows: pd.DataFrame):
     """The index of the row of highest excess; among equal excesses (several at 0: no attack beat
     its baseline) the one of highest signed difference, then the first."""
-    excess = rows.excess.astype(float)
-    difference = rows.difference.astype(float) if "difference" in rows.columns else excess
-    order = np.lexsort((np.arange(len(rows)), -difference.fillna(-np.inf).to_numpy(), -excess.to_numpy()))
+    excess, difference = rows.excess.astype(float), rows.difference.astype(float)
+    order = np.lexsort((np.arange(len(rows)), -difference.to_numpy(), -excess.to_numpy()))
     return rows.index[order[0]]
 
 
@@ -322,7 +321,7 @@ def _criterion_sentence(x: pd.Series) -> str:
 def _below_baseline(x: pd.Series) -> str:
     """Where the attack did worse than its baseline (the excess is then 0: the intruder holds the
     baseline too), the signed difference with its interval."""
-    d = float(getattr(x, "difference", math.nan))
+    d = float(x.difference)
     if not d < 0:
         return ""
     return (f"; the attack did {-d:.1f} points worse than the {x.baseline_kind} (difference {d:+.1f}, "
@@ -391,9 +390,8 @@ def criteria_display(results: pd.DataFrame, timings: bool = True) -> pd.DataFram
                          "n": r.n, "%": r.percent, "95% interval": [_interval(a, b) for a, b in zip(r.low, r.high)],
                          "baseline": r.baseline_kind, "baseline %": r.baseline, "excess (points)": r.excess,
                          "excess 95% interval": [f"{a:+.1f} to {b:+.1f}" for a, b in zip(r.excess_low, r.excess_high)],
-                         "attack - baseline (points)": r.difference if "difference" in r.columns else r.excess,
-                         "its 95% interval": ([f"{a:+.1f} to {b:+.1f}" for a, b in zip(r.difference_low, r.difference_high)]
-                                              if "difference" in r.columns else ""),
+                         "attack - baseline (points)": r.difference,
+                         "its 95% interval": [f"{a:+.1f} to {b:+.1f}" for a, b in zip(r.difference_low, r.difference_high)],
                          "note": r.note.fillna("")})
 
 
